@@ -1,0 +1,11 @@
+"""anonsql: a database-native anonymizer. Statistics in SQL, decisions in Python, rewrite in SQL.
+
+The public API: every CLI command is a thin shell over one of these functions. Each takes
+`db`, a DuckDB file path, a postgresql:// URL or an open Engine.
+"""
+
+from .api import check, load_csv, load_dataset, profile
+from .engine import Engine, connect
+from .errors import AnonsqlError
+
+__all__ = ["AnonsqlError", "Engine", "check", "connect", "load_csv", "load_dataset", "profile"]

@@ -1,0 +1,42 @@
+"""The Engine protocol: the few things anonsql needs from a database, nothing more."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Mapping, Protocol
+
+import pandas as pd
+import pyarrow as pa
+
+
+class Engine(Protocol):
+    """A connection to one database that runs anonsql's SQL.
+
+    `dialect` is the sqlglot dialect name the SQL layer transpiles to. Every method takes
+    SQL text already rendered for that dialect (see anonsql.sql) and values as bound
+    parameters, never pasted into the text.
+    """
+
+    dialect: str
+    url: str
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        """Run one statement that returns no rows."""
+
+    def fetch_all(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
+        """Run a query and return its rows as tuples."""
+
+    def fetch_df(self, sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        """Run a query and return a pandas DataFrame."""
+
+    def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
+        """Run a query and return an Arrow table."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One transaction: committed on success, rolled back on any exception."""
+
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
+        """Bulk-insert a DataFrame into an existing table (names already quoted by anonsql.sql)."""
+
+    def close(self) -> None:
+        """Release the connection."""

@@ -1,0 +1,86 @@
+"""PostgreSQL engine (psycopg 3): a real server reached by a postgresql:// URL."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+import pandas as pd
+import pyarrow as pa
+
+from ..errors import AnonsqlError, DatabaseError, first_line
+
+
+class PostgresEngine:
+    """Runs anonsql's SQL on a PostgreSQL server, autocommit outside `transaction()`."""
+
+    dialect = "postgres"
+
+    def __init__(self, url: str):
+        try:
+            import psycopg
+        except ImportError:
+            raise AnonsqlError(
+                "PostgreSQL support needs psycopg: pip install 'anonsql[postgres]'"
+            ) from None
+        self._psycopg = psycopg
+        try:
+            self._con = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except (psycopg.Error, ValueError) as exc:
+            raise AnonsqlError(f"cannot connect to PostgreSQL at {_redact(url)}: {first_line(exc)}") from None
+        self.url = url
+
+    def _cursor_run(self, sql: str, params: Mapping[str, Any] | None):
+        cur = self._con.cursor()
+        try:
+            cur.execute(sql, dict(params) if params else None)
+        except self._psycopg.Error as exc:
+            cur.close()
+            raise DatabaseError(first_line(exc), sql) from exc
+        return cur
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        self._cursor_run(sql, params).close()
+
+    def fetch_all(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
+        with self._cursor_run(sql, params) as cur:
+            return cur.fetchall()
+
+    def fetch_df(self, sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        with self._cursor_run(sql, params) as cur:
+            names = [d.name for d in cur.description]
+            return pd.DataFrame.from_records(cur.fetchall(), columns=names)
+
+    def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
+        return pa.Table.from_pandas(self.fetch_df(sql, params), preserve_index=False)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        # psycopg turns a nested block into a savepoint, so inner failures stay contained.
+        with self._con.transaction():
+            yield
+
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
+        stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
+        # Column-wise .tolist() gives plain Python values, which psycopg adapts.
+        data = [[None if pd.isna(v) else v for v in frame[c].tolist()] for c in frame.columns]
+        try:
+            with self._con.cursor() as cur, cur.copy(stmt) as copy:
+                for row in zip(*data):
+                    copy.write_row(row)
+        except self._psycopg.Error as exc:
+            raise DatabaseError(first_line(exc), stmt) from exc
+
+    def close(self) -> None:
+        self._con.close()
+
+
+def _redact(url: str) -> str:
+    """The URL without its password, for error messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urlunsplit(parts._replace(netloc=netloc))
+    return url

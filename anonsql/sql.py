@@ -1,0 +1,177 @@
+"""The SQL layer: loads sql/<name>.sql, binds names through sqlglot, renders per dialect.
+
+Every query anonsql runs lives in sql/ as one DuckDB-dialect statement with `$name`
+placeholders. `render()` fills them in two ways, decided by the bound Python value:
+
+* a sqlglot expression (from `ident`, `column`, `TableName.expr`, ...) replaces the
+  placeholder in the syntax tree, so a user-supplied name is always a quoted identifier
+  and never text pasted into SQL;
+* a list of expressions repeats the *clause item* holding the placeholder once per element:
+  `SELECT $qi` / `GROUP BY $qi` / `ORDER BY $qi` list the columns, a select item
+  `COUNT(DISTINCT $col) AS d` becomes `d_0, d_1, ...`, and a grouping set `($attr, $cls)`
+  becomes one set per attribute. Several lists in one item are zipped;
+* anything else is a value: the placeholder stays a bound parameter (`$k` on DuckDB,
+  `%(k)s` on PostgreSQL) and the value travels in the params dict.
+
+The tree is then generated in the engine's dialect (transpiled by sqlglot). SQL files
+must not contain a literal `%`: psycopg would read it as a parameter marker.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import sqlglot
+from sqlglot import exp
+
+from .errors import AnonsqlError
+
+SOURCE_DIALECT = "duckdb"
+
+# Lists whose items a list binding repeats: (parent node type, arg name).
+_CLAUSE_LISTS = {
+    (exp.Select, "expressions"),
+    (exp.Group, "expressions"),
+    (exp.GroupingSets, "expressions"),
+    (exp.Order, "expressions"),
+    (exp.Window, "partition_by"),
+}
+
+
+def ident(name: str) -> exp.Identifier:
+    """A user-supplied name as a quoted identifier: `select`, `a b`, `a"b` all stay names."""
+    return exp.to_identifier(name, quoted=True)
+
+
+def column(name: str, table: str | None = None) -> exp.Column:
+    """A quoted column reference, optionally qualified by a (query-local) table alias."""
+    return exp.column(ident(name), table=ident(table) if table else None)
+
+
+def columns(names: Sequence[str], table: str | None = None) -> list[exp.Column]:
+    return [column(n, table) for n in names]
+
+
+@dataclass(frozen=True)
+class TableName:
+    """A table name as the user typed it: `name` or `schema.name` (double quotes allowed)."""
+
+    name: str
+    schema: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> "TableName":
+        """Split on dots outside double quotes; `"a.b"` is one name, `""` an escaped quote."""
+        parts, buf, quoted, i = [], [], False, 0
+        while i < len(text):
+            ch = text[i]
+            if ch == '"':
+                if quoted and text[i + 1 : i + 2] == '"':
+                    buf.append('"')
+                    i += 1
+                else:
+                    quoted = not quoted
+            elif ch == "." and not quoted:
+                parts.append("".join(buf))
+                buf = []
+            else:
+                buf.append(ch)
+            i += 1
+        parts.append("".join(buf))
+        if quoted or not 1 <= len(parts) <= 2 or not all(p.strip() for p in parts):
+            raise AnonsqlError(f"not a table name: {text!r} (use name or schema.name)")
+        return cls(parts[-1], parts[0] if len(parts) == 2 else None)
+
+    @property
+    def expr(self) -> exp.Table:
+        return exp.Table(this=ident(self.name), db=ident(self.schema) if self.schema else None)
+
+    def __str__(self) -> str:
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+
+@lru_cache(maxsize=None)
+def _parse(name: str) -> exp.Expression:
+    try:
+        text = resources.files("anonsql._sql").joinpath(f"{name}.sql").read_text()
+    except FileNotFoundError:
+        raise KeyError(f"no SQL file sql/{name}.sql") from None
+    return sqlglot.parse_one(text, read=SOURCE_DIALECT)
+
+
+def template(name: str) -> exp.Expression:
+    """The parsed statement of sql/<name>.sql (a fresh copy, safe to modify)."""
+    return _parse(name).copy()
+
+
+def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any]]:
+    """Bind sql/<name>.sql and generate it for `dialect`; returns (sql text, params)."""
+    return bind(template(name), dialect, bindings)
+
+
+def bind(tree: exp.Expression, dialect: str, bindings: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Bind placeholders of a parsed statement (see module docstring) and generate SQL."""
+    tree = _expand_lists(tree, bindings)
+    params: dict[str, Any] = {}
+    for ph in list(tree.find_all(exp.Placeholder)):
+        key = ph.name
+        if key not in bindings:
+            raise KeyError(f"placeholder ${key} is not bound")
+        value = bindings[key]
+        if isinstance(value, exp.Table) and isinstance(ph.parent, exp.Table):
+            target = ph.parent  # FROM $tbl [AS alias]: keep the alias, take the name
+            for arg in ("this", "db", "catalog"):
+                target.set(arg, value.args.get(arg) and value.args[arg].copy())
+        elif isinstance(value, exp.Expression):
+            ph.replace(value.copy())
+        else:
+            params[key] = _python_value(value)
+    return tree.sql(dialect=dialect), params
+
+
+def _expand_lists(tree: exp.Expression, bindings: Mapping[str, Any]) -> exp.Expression:
+    is_list = {k for k, v in bindings.items() if isinstance(v, (list, tuple))}
+    while True:
+        ph = next((p for p in tree.find_all(exp.Placeholder) if p.name in is_list), None)
+        if ph is None:
+            return tree
+        unit = _clause_item(ph)
+        names = {p.name for p in unit.find_all(exp.Placeholder) if p.name in is_list}
+        lengths = {len(bindings[n]) for n in names}
+        if len(lengths) != 1 or 0 in lengths:
+            raise ValueError(f"list bindings {sorted(names)} must be non-empty and of equal length")
+        copies = []
+        for i in range(lengths.pop()):
+            if isinstance(unit, exp.Placeholder):
+                copies.append(bindings[unit.name][i].copy())
+                continue
+            item = unit.copy()
+            for p in list(item.find_all(exp.Placeholder)):
+                if p.name in names:
+                    p.replace(bindings[p.name][i].copy())
+            if isinstance(item, exp.Alias):  # keep output names distinct: d_0, d_1, ...
+                item.set("alias", exp.to_identifier(f"{item.alias}_{i}"))
+            copies.append(item)
+        parent, key = unit.parent, unit.arg_key
+        items = list(parent.args[key])
+        pos = next(i for i, node in enumerate(items) if node is unit)
+        parent.set(key, items[:pos] + copies + items[pos + 1 :])
+
+
+def _clause_item(node: exp.Expression) -> exp.Expression:
+    """The nearest ancestor-or-self that is an item of a clause list (select, group, order...)."""
+    start = node
+    while node.parent is not None:
+        if (type(node.parent), node.arg_key) in _CLAUSE_LISTS:
+            return node
+        node = node.parent
+    raise ValueError(f"list binding ${start.name} is not inside a select, group or order list")
+
+
+def _python_value(value: Any) -> Any:
+    """Plain Python scalars for the drivers (numpy scalars are not adapted by psycopg)."""
+    return value.item() if isinstance(value, np.generic) else value

@@ -1,0 +1,1 @@
+"""Data package: the SQL files anonsql runs, one query per file (see anonsql.sql)."""

@@ -1,0 +1,2 @@
+-- N: the number of rows of a table.
+SELECT COUNT(*) AS n FROM $tbl
