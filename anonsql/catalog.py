@@ -53,6 +53,7 @@ class Table:
     schema: str
     name: str
     columns: tuple[Column, ...]
+    qualified: bool = False  # the user named the schema, so messages show it
 
     @property
     def expr(self) -> exp.Table:
@@ -82,7 +83,7 @@ class Table:
         return resolved
 
     def __str__(self) -> str:
-        return self.name if self.schema in ("main", "public") else f"{self.schema}.{self.name}"
+        return f"{self.schema}.{self.name}" if self.qualified else self.name
 
 
 def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
@@ -103,7 +104,7 @@ def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
     else:
         raise AnonsqlError(f"table name {ref} is ambiguous: {sorted(tables)}; quote it exactly")
     cols = tuple(Column(r[2], r[3]) for r in rows if (r[0], r[1]) == chosen)
-    return Table(chosen[0], chosen[1], cols)
+    return Table(chosen[0], chosen[1], cols, qualified=ref.schema is not None)
 
 
 def get_table(engine: Engine, name: str | sql.TableName) -> Table:

@@ -41,7 +41,7 @@ def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False
     """Load bundled data set `name` into `table`, preprocessed in SQL when it has a `derive` step."""
     spec = DATASETS[name]
     with resources.files("anonsql._fixtures").joinpath(spec.file).open("rb") as fh:
-        frame = read_csv(fh, spec.na, compression="gzip")
+        frame = read_csv(fh, spec.na)
     if spec.derive is None:
         return write_frame(engine, frame, table, replace=replace)
     target = sql.TableName.parse(table)

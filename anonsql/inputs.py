@@ -19,7 +19,7 @@ def require_k(k: object) -> int:
 
 def split_names(text: str | Sequence[str] | None) -> list[str]:
     """A comma-separated CLI list (or a list already) as names; blanks around commas dropped."""
-    if text is None:
+    if text is None or (isinstance(text, str) and not text.strip()):
         return []
     items = text.split(",") if isinstance(text, str) else list(text)
     names = [n.strip() for n in items]

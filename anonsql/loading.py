@@ -8,6 +8,8 @@ DOUBLE, else text. The table is created and filled in one transaction.
 from __future__ import annotations
 
 import csv
+import gzip
+import io
 import re
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Sequence
@@ -34,28 +36,41 @@ class LoadResult:
         return asdict(self)
 
 
-def read_csv(source: str | IO[bytes], na: Sequence[str] = (), *, compression: str = "infer") -> pd.DataFrame:
-    """Read a CSV as typed columns (see module docstring); unreadable input is a user error."""
+def read_csv(source: str | IO[bytes], na: Sequence[str] = ()) -> pd.DataFrame:
+    """Read a CSV (plain or gzip) as typed columns; unreadable or ragged input is a user error."""
     name = source if isinstance(source, str) else getattr(source, "name", "input")
     try:
-        raw = pd.read_csv(
-            source, dtype=str, keep_default_na=False, na_filter=False, skipinitialspace=True,
-            skip_blank_lines=True, compression=compression, quoting=csv.QUOTE_MINIMAL,
-        )
+        with _open_text(source) as fh:
+            rows = [r for r in csv.reader(fh, skipinitialspace=True, strict=True) if r]
     except FileNotFoundError:
         raise AnonsqlError(f"CSV file not found: {name}") from None
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, EOFError) as exc:
+    except (OSError, UnicodeDecodeError, csv.Error, EOFError) as exc:
         raise AnonsqlError(f"cannot read CSV {name}: {first_line(exc)}") from None
-    headers = [str(h).strip() for h in raw.columns]
-    if any(not h or h.startswith("Unnamed: ") for h in headers):
+    if not rows:
+        raise AnonsqlError(f"cannot read CSV {name}: the file is empty (a header row is required)")
+    headers = [h.strip() for h in rows[0]]
+    if any(not h for h in headers):
         raise AnonsqlError(f"cannot read CSV {name}: the header row has an empty column name")
-    if len(set(h.lower() for h in headers)) != len(headers):
+    if len({h.lower() for h in headers}) != len(headers):
         raise AnonsqlError(f"cannot read CSV {name}: the header row repeats a column name")
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(headers):
+            raise AnonsqlError(
+                f"cannot read CSV {name}: data row {line - 1} has {len(row)} fields, the header {len(headers)}"
+            )
+    raw = pd.DataFrame(rows[1:], columns=headers, dtype=object)
     markers = {""} | {m.strip() for m in na}
-    frame = pd.DataFrame(
-        {h: _typed(raw.iloc[:, j].str.strip().where(lambda s: ~s.isin(markers))) for j, h in enumerate(headers)}
-    )
-    return frame
+    return pd.DataFrame({h: _typed(raw[h].str.strip().where(lambda s: ~s.isin(markers))) for h in headers})
+
+
+def _open_text(source: str | IO[bytes]) -> IO[str]:
+    """A text stream over `source`, gunzipped when it starts with the gzip magic bytes."""
+    binary = open(source, "rb") if isinstance(source, str) else source
+    if not hasattr(binary, "peek"):
+        binary = io.BufferedReader(binary)
+    if binary.peek(2)[:2] == b"\x1f\x8b":
+        binary = gzip.GzipFile(fileobj=binary)
+    return io.TextIOWrapper(binary, encoding="utf-8", newline="")
 
 
 def _typed(col: pd.Series) -> pd.Series:

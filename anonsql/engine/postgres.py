@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
@@ -77,10 +78,4 @@ class PostgresEngine:
 
 def _redact(url: str) -> str:
     """The URL without its password, for error messages."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urlunsplit(parts._replace(netloc=netloc))
-    return url
+    return re.sub(r"(://[^/@:]*:)[^@/]*@", r"\1***@", url)

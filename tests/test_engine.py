@@ -1,0 +1,75 @@
+"""The Engine protocol on both engines: parameters, fetch shapes, transactions, connect errors."""
+
+import pytest
+
+import anonsql
+from anonsql import catalog, sql
+from anonsql.engine import connect
+from anonsql.errors import AnonsqlError, DatabaseError
+
+from .conftest import table_rows
+
+
+def test_dialect_and_bound_parameters(engine, make_table):
+    make_table("t", {"a": [1, 2, 3]})
+    text, params = sql.render("violations_summary", engine.dialect, tbl=catalog.get_table(engine, "t").expr,
+                              qi=sql.columns(["a"]), k=2)
+    assert engine.dialect in ("duckdb", "postgres")
+    assert engine.fetch_all(text, params) == [(3, 3)]
+    df = engine.fetch_df(text, params)
+    assert list(df.columns) == ["groups", "rows"] and int(df["rows"][0]) == 3
+    assert engine.fetch_arrow(text, params).num_rows == 1
+
+
+def test_transaction_rolls_back_on_error(engine, make_table):
+    make_table("t", {"a": [1]})
+    tbl = catalog.get_table(engine, "t").expr.sql(engine.dialect)
+    with pytest.raises(RuntimeError):
+        with engine.transaction():
+            engine.execute(f"INSERT INTO {tbl} VALUES (2)")
+            raise RuntimeError("boom")
+    assert table_rows(engine, "t") == [(1,)]
+    with engine.transaction():
+        engine.execute(f"INSERT INTO {tbl} VALUES (2)")
+    assert table_rows(engine, "t") == [(1,), (2,)]
+
+
+def test_failed_statement_is_a_database_error(engine):
+    with pytest.raises(DatabaseError):
+        engine.execute("SELECT * FROM no_such_table_here")
+
+
+def test_awkward_identifiers_round_trip(engine, db, make_table):
+    make_table("Marital Status", {"select": ["a", "b"], "a b": ["x", None], 'a"b': [1, 2]})
+    tab = catalog.get_table(engine, "Marital Status")
+    assert tab.column_names == ["select", "a b", 'a"b']
+    result = anonsql.check(db, "Marital Status", ["select", "a b", 'a"b'], 1)
+    assert result.ok
+
+
+def test_table_in_a_schema(engine, db, make_table):
+    engine.execute('CREATE SCHEMA "Other Schema"')
+    make_table('"Other Schema".t', {"select": ["a", "a", "b"]})
+    result = anonsql.check(db, '"Other Schema".t', "select", 2)
+    assert (result.ok, result.violating_rows) == (False, 1)
+    assert catalog.find_table(engine, "t") is None  # not in the current schema
+
+
+def test_names_resolve_case_insensitively_when_unambiguous(engine, make_table):
+    make_table("Adult", {"Age": [1]})
+    tab = catalog.get_table(engine, "adult")
+    assert tab.name == "Adult" and tab.column("AGE").name == "Age"
+    with pytest.raises(AnonsqlError, match="unknown column 'agee'"):
+        tab.column("agee")
+
+
+def test_connect_errors_are_one_line(tmp_path):
+    with pytest.raises(AnonsqlError, match="not found"):
+        connect(str(tmp_path / "missing.duckdb"))
+    with pytest.raises(AnonsqlError, match="unsupported database URL scheme 'mysql'"):
+        connect("mysql://u@h/db")
+    with pytest.raises(AnonsqlError, match="cannot connect to PostgreSQL"):
+        connect("postgresql://nobody@127.0.0.1:1/db")
+    with pytest.raises(AnonsqlError, match="cannot connect to PostgreSQL") as info:
+        connect("postgresql://u:secret@[bad")
+    assert "secret" not in str(info.value)

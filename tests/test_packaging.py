@@ -1,0 +1,22 @@
+"""A wheel built from the checkout carries the SQL files and the bundled data sets."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_contains_sql_and_fixtures(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    wheel = next(tmp_path.glob("anonsql-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    sql_files = {p.name for p in (ROOT / "sql").glob("*.sql")}
+    assert sql_files and {f"anonsql/_sql/{n}" for n in sql_files} <= names
+    assert {"anonsql/_fixtures/adult.csv.gz", "anonsql/_fixtures/car.csv.gz",
+            "anonsql/_fixtures/breast_cancer_wisconsin.csv.gz"} <= names
+    assert "anonsql/cli.py" in names and "anonsql/engine/duckdb.py" in names
