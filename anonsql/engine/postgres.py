@@ -28,7 +28,8 @@ class PostgresEngine:
         try:
             self._con = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except (psycopg.Error, ValueError) as exc:
-            raise AnonsqlError(f"cannot connect to PostgreSQL at {_redact(url)}: {first_line(exc)}") from None
+            message = f"cannot connect to PostgreSQL at {url}: {first_line(exc)}"
+            raise AnonsqlError(_redact(message)) from None
         self.url = url
 
     def _cursor_run(self, sql: str, params: Mapping[str, Any] | None):
@@ -77,5 +78,5 @@ class PostgresEngine:
 
 
 def _redact(url: str) -> str:
-    """The URL without its password, for error messages."""
+    """Text with any URL password masked (drivers echo the URL in their messages)."""
     return re.sub(r"(://[^/@:]*:)[^@/]*@", r"\1***@", url)
