@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+import pandas as pd
+
 from . import sql
 from .catalog import find_table, get_table
 from .engine import Engine
@@ -18,6 +20,7 @@ class Dataset:
     na: tuple[str, ...]
     description: str
     derive: str | None = None  # sql/<derive>.sql turns the raw table into the published form
+    row_id: bool = False  # add `id`, the row's number in the file, so derived rows stay traceable
 
 
 DATASETS: dict[str, Dataset] = {
@@ -26,8 +29,8 @@ DATASETS: dict[str, Dataset] = {
     "adult-kh": Dataset(
         "adult.csv.gz", ("?",),
         "Adult as in Kameya & Hayashi Sec. 4: 8 QIs, age in 5-year bins, income; "
-        "rows with a missing value removed (30,161 rows)",
-        derive="adult_kh",
+        "rows with a missing value removed (30,161 rows); `id` is the row's number in adult.data",
+        derive="adult_kh", row_id=True,
     ),
     "car": Dataset("car.csv.gz", (), "UCI Car Evaluation, 1,728 rows, 6 attributes + class"),
     "breast-cancer": Dataset(
@@ -42,6 +45,8 @@ def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False
     spec = DATASETS[name]
     with resources.files("anonsql._fixtures").joinpath(spec.file).open("rb") as fh:
         frame = read_csv(fh, spec.na)
+    if spec.row_id:
+        frame.insert(0, "id", pd.array(range(1, len(frame) + 1), dtype="Int64"))
     if spec.derive is None:
         return write_frame(engine, frame, table, replace=replace)
     target = sql.TableName.parse(table)

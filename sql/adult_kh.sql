@@ -2,8 +2,10 @@
 -- age, workclass, education, marital_status, occupation, race, sex, native_country and
 -- the class income. Age is binned into [15,20), [20,25), ..., [75,80) and the merged
 -- [80,95) ("each range includes more than 100 tuples"); rows with a missing value go.
+-- `id` (the row's number in adult.data) is kept so original and anonymized rows align.
 CREATE TABLE $out AS
 SELECT
+  id,
   CASE
     WHEN age >= 80 THEN '[80,95)'
     ELSE '[' || CAST(CAST(FLOOR(age / 5.0) * 5 AS INTEGER) AS VARCHAR) || ','

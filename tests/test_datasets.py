@@ -13,12 +13,13 @@ KH_QI = ["age", "workclass", "education", "marital_status", "occupation", "race"
 def test_adult_kh_matches_kameya_hayashi_section_4(db, engine):
     result = anonsql.load_dataset(db, "adult-kh", "adult")
     assert result.rows == 30161  # 30,162 in the papers; the bundled copy lacks one UCI row
-    assert catalog.get_table(engine, "adult").column_names == KH_QI + ["income"]
+    assert catalog.get_table(engine, "adult").column_names == ["id"] + KH_QI + ["income"]
     ages = {r[0] for r in engine.fetch_all('SELECT DISTINCT age FROM "adult"')}
     assert ages == {f"[{lo},{lo + 5})" for lo in range(15, 80, 5)} | {"[80,95)"}
     p = anonsql.profile(db, "adult", qi=KH_QI, class_column="income")
     assert p.class_distribution == {"<=50K": 22653, ">50K": 7508}
     assert all(c.nulls == 0 for c in p.columns)
+    assert p.columns[0].distinct == 30161 and engine.fetch_all('SELECT MAX(id) FROM "adult"') == [(32560,)]
     assert catalog.find_table(engine, "adult__raw") is None  # staging table removed
 
 
