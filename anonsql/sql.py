@@ -39,6 +39,9 @@ _CLAUSE_LISTS = {
     (exp.GroupingSets, "expressions"),
     (exp.Order, "expressions"),
     (exp.Window, "partition_by"),
+    (exp.Update, "expressions"),
+    (exp.Concat, "expressions"),
+    (exp.Schema, "expressions"),
 }
 
 
@@ -122,12 +125,8 @@ def bind(tree: exp.Expression, dialect: str, bindings: Mapping[str, Any]) -> tup
         if key not in bindings:
             raise KeyError(f"placeholder ${key} is not bound")
         value = bindings[key]
-        if isinstance(value, exp.Table) and isinstance(ph.parent, exp.Table):
-            target = ph.parent  # FROM $tbl [AS alias]: keep the alias, take the name
-            for arg in ("this", "db", "catalog"):
-                target.set(arg, value.args.get(arg) and value.args[arg].copy())
-        elif isinstance(value, exp.Expression):
-            ph.replace(value.copy())
+        if isinstance(value, exp.Expression):
+            _substitute(ph, value)
         else:
             params[key] = _python_value(value)
     return tree.sql(dialect=dialect), params
@@ -152,7 +151,7 @@ def _expand_lists(tree: exp.Expression, bindings: Mapping[str, Any]) -> exp.Expr
             item = unit.copy()
             for p in list(item.find_all(exp.Placeholder)):
                 if p.name in names:
-                    p.replace(bindings[p.name][i].copy())
+                    _substitute(p, bindings[p.name][i])
             if isinstance(item, exp.Alias):  # keep output names distinct: d_0, d_1, ...
                 item.set("alias", exp.to_identifier(f"{item.alias}_{i}"))
             copies.append(item)
@@ -160,6 +159,31 @@ def _expand_lists(tree: exp.Expression, bindings: Mapping[str, Any]) -> exp.Expr
         items = list(parent.args[key])
         pos = next(i for i, node in enumerate(items) if node is unit)
         parent.set(key, items[:pos] + copies + items[pos + 1 :])
+
+
+def fragment(name: str, **bindings: Any) -> exp.Expression:
+    """The single select expression of sql/<name>.sql, bound, to embed in another query."""
+    tree = _expand_lists(template(name), bindings)
+    for ph in list(tree.find_all(exp.Placeholder)):
+        _substitute(ph, bindings[ph.name])
+    return tree.expressions[0]
+
+
+def group_key(cols: Sequence[exp.Expression]) -> exp.Expression:
+    """The NULL-safe group key of sql/group_key.sql over `cols`."""
+    return fragment("group_key", col=list(cols))
+
+
+def _substitute(ph: exp.Placeholder, value: exp.Expression) -> None:
+    """Put `value` where the placeholder stands, fitting it to the surrounding node."""
+    parent = ph.parent
+    if isinstance(value, exp.Table) and isinstance(parent, exp.Table):
+        for arg in ("this", "db", "catalog"):  # FROM $tbl [AS alias]: keep the alias
+            parent.set(arg, value.args.get(arg) and value.args[arg].copy())
+    elif isinstance(value, exp.Column) and isinstance(parent, exp.Column):
+        ph.replace(value.this.copy())  # alias.$col: the name goes under the alias
+    else:
+        ph.replace(value.copy())
 
 
 def _clause_item(node: exp.Expression) -> exp.Expression:

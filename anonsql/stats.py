@@ -47,6 +47,7 @@ class QIClassCounts:
     counts: np.ndarray  # (T,) int64
     values: list[np.ndarray]  # per QI j: code -> value
     class_values: np.ndarray
+    keys: np.ndarray  # (T,) the group key of sql/group_key.sql, to address the group's rows
 
     @property
     def domain_sizes(self) -> np.ndarray:
@@ -78,7 +79,8 @@ def class_counts(engine: Engine, table: Table, class_col: str) -> ClassCounts:
 def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_col: str) -> QIClassCounts:
     """N(y, c) in one GROUP BY; the arrays are sorted by (class, y) for a canonical order."""
     text, params = sql.render(
-        "qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_col)
+        "qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_col),
+        group_key=sql.group_key(sql.columns([*qi, class_col])),
     )
     df = engine.fetch_df(text, params)
     encoded = [encode(df.iloc[:, j]) for j in range(len(qi))]
@@ -86,8 +88,9 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_col: 
     codes = np.column_stack([c for c, _ in encoded]) if qi else np.zeros((len(df), 0), np.int32)
     counts = df["n"].to_numpy(np.int64)
     order = np.lexsort(tuple(codes[:, j] for j in reversed(range(len(qi)))) + (classes,))
+    keys = df["group_key"].to_numpy(object)
     return QIClassCounts(
-        list(qi), codes[order], classes[order], counts[order], [v for _, v in encoded], class_values
+        list(qi), codes[order], classes[order], counts[order], [v for _, v in encoded], class_values, keys[order]
     )
 
 
