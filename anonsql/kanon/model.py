@@ -1,0 +1,239 @@
+"""Inputs, statistics and results shared by both loops of Kameya & Hayashi (2016).
+
+Everything here is arrays in, arrays out: `prepare` validates the caller's count table
+and derives the paper's estimates (Section 2.1) once; `kl_divergence` is eq. 7.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+#: The suppression costs of the paper: eq. 1, eq. 2, eq. 9-11 and eq. 12.
+COSTS = ("ham", "info", "mar", "hybrid")
+COST_IDS = {name: i for i, name in enumerate(COSTS)}
+
+#: Code of a suppressed (or originally missing) cell, the paper's ⊥.
+NULL = -1
+
+
+@dataclass
+class KanonResult:
+    """What ANONYMIZE decided, per input row, plus the figures a report needs.
+
+    `final_codes[i]` is the QI pattern that input row i (its N(y,c) records) ends up with,
+    -1 where suppressed; the caller turns (codes[i], classes[i]) -> final_codes[i] into one
+    set-based UPDATE. `gammas` holds Γ of every step in order (a merge of Algorithm 1 or
+    one of the corner-case suppressions documented in `anonymize`), `iterations` their number.
+    `suppressed_cells` counts newly ⊥ cells with multiplicity N(y,c), out of `total_cells`
+    (N x M); `kl_divergence` is eq. 7 between the original and the result, same α;
+    `solo_suppressions` / `cross_class_suppressions` count the two corner-case steps;
+    `groups` is |S| at the end (distinct (pattern, class) tuples).
+    """
+
+    final_codes: np.ndarray
+    iterations: int
+    gammas: np.ndarray
+    suppressed_cells: int
+    kl_divergence: float
+    cost: str
+    k: int
+    alpha: float
+    seed: int
+    solo_suppressions: int = 0
+    cross_class_suppressions: int = 0
+    total_cells: int = 0
+    groups: int = 0
+
+    @property
+    def suppressed_ratio(self) -> float:
+        """Share of QI cells (rows x QIs) that this run turned into ⊥."""
+        return self.suppressed_cells / self.total_cells if self.total_cells else 0.0
+
+
+@dataclass
+class Problem:
+    """A validated count table in canonical row order plus the estimates of Section 2.1.
+
+    Canonical order = lexicographic on (y_1..y_M, c) with ⊥ (-1) first; `order[i]` is the
+    caller's row at canonical position i. A tuple of S is named by its *key*, the smallest
+    canonical index among the input rows it holds, which is what every tie rule uses.
+    """
+
+    codes: np.ndarray  # (T, M) int32, canonical order
+    classes: np.ndarray  # (T,) int64
+    counts: np.ndarray  # (T,) int64, N(y,c)
+    domain_sizes: np.ndarray  # (M,) int64, |V_j|
+    n_classes: int  # |C|
+    order: np.ndarray  # canonical position -> caller row
+    k: int
+    cost: str
+    alpha: float
+    attr_counts: list[np.ndarray]  # per j: (|V_j|, |C|) int64, N(x_j, c) of the original
+    log_phat: list[np.ndarray]  # per j: (|V_j|, |C|) log p̂(x_j | c)
+    phat: list[np.ndarray]  # per j: (|V_j|, |C|) p̂(x_j | c)
+    class_prior: np.ndarray  # (|C|,) p̂(c)
+    log_table: np.ndarray  # (rows, width): log(i + offset) of the integer counts i
+    a_row: int  # log(N + α)  = log_table[a_row, N + a_shift]
+    a_shift: int
+    v_rows: np.ndarray  # (M,) log(D + α|V_j|) = log_table[v_rows[j], D + v_shift[j]]
+    v_shift: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        """N, the number of records."""
+        return int(self.counts.sum())
+
+
+def class_prior(class_counts: np.ndarray, alpha: float) -> np.ndarray:
+    """p̂(c) = (N(c) + α) / (N + α|C|) (Section 2.1)."""
+    class_counts = np.asarray(class_counts, dtype=np.float64)
+    return (class_counts + alpha) / (class_counts.sum() + alpha * len(class_counts))
+
+
+def conditional(attr_counts: np.ndarray, alpha: float) -> np.ndarray:
+    """p̂(x_j | c) = (N(x_j,c) + α) / (N(¬⊥_j,c) + α|V_j|) for one attribute (Section 2.1).
+
+    Classes with no non-null value and α = 0 have no estimate; they get 0 (no term in eq. 7).
+    """
+    attr_counts = np.asarray(attr_counts, dtype=np.float64)
+    denom = attr_counts.sum(axis=0) + alpha * attr_counts.shape[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = (attr_counts + alpha) / denom
+    return np.where(denom > 0, p, 0.0)
+
+
+def kl_divergence(orig_attr_counts, anon_attr_counts, class_counts, alpha: float = 1.0) -> float:
+    """KL(p̂, q̂) of eq. 7 under the naive Bayes factorisation, from count arrays.
+
+    `orig_attr_counts[j]` / `anon_attr_counts[j]` are (|V_j|, |C|) arrays of N(x_j, c) over
+    the non-null values of attribute j before / after anonymisation; `class_counts` is N(c)
+    (suppression never touches the class, so p̂(c) = q̂(c), appendix). Terms with p̂ = 0 are 0;
+    a value whose q̂ became 0 while p̂ > 0 (only possible with α = 0) makes the result inf.
+    """
+    prior = class_prior(class_counts, alpha)
+    total = 0.0
+    for orig, anon in zip(orig_attr_counts, anon_attr_counts, strict=True):
+        p = conditional(orig, alpha)
+        q = conditional(anon, alpha)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
+        total += float((prior * terms.sum(axis=0)).sum())
+    return total
+
+
+def attribute_counts(codes: np.ndarray, classes: np.ndarray, counts: np.ndarray, domain_sizes, n_classes: int):
+    """N(x_j, c) per attribute j as (|V_j|, |C|) int64 arrays, ⊥ cells left out."""
+    out = []
+    for j, size in enumerate(domain_sizes):
+        col = codes[:, j]
+        keep = col >= 0
+        flat = col[keep].astype(np.int64) * n_classes + classes[keep]
+        sums = np.bincount(flat, weights=counts[keep], minlength=int(size) * n_classes)
+        out.append(sums.astype(np.int64).reshape(int(size), n_classes))
+    return out
+
+
+def _log_tables(alpha: float, domain_sizes: np.ndarray, width: int):
+    """Tables of log(i + α) and log(i + α|V_j|) for integer counts 0 <= i <= N.
+
+    Both loops read every logarithm of eqs. 2 and 10 from these tables, so the reference
+    and the compiled loop add bitwise-identical numbers and tie the same way. When α is an
+    integer all offsets are integers and one table log(x) serves them all.
+    """
+    offsets = [alpha] + [alpha * float(v) for v in domain_sizes]
+    with np.errstate(divide="ignore"):
+        if float(alpha).is_integer():
+            top = width + int(max(offsets))
+            table = np.log(np.arange(top + 1, dtype=np.float64))[None, :]
+            rows = [0] * len(offsets)
+            shifts = [int(o) for o in offsets]
+        else:
+            distinct = sorted(set(offsets))
+            table = np.log(np.arange(width + 1, dtype=np.float64)[None, :] + np.array(distinct)[:, None])
+            rows = [distinct.index(o) for o in offsets]
+            shifts = [0] * len(offsets)
+    return table, rows[0], shifts[0], np.array(rows[1:], dtype=np.int64), np.array(shifts[1:], dtype=np.int64)
+
+
+def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: float) -> Problem:
+    """Validate the count table, sort it canonically and derive p̂ (Section 2.1)."""
+    if cost not in COST_IDS:
+        raise ValueError(f"unknown cost '{cost}': choose one of {', '.join(COSTS)}")
+    alpha = float(alpha)
+    if not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a non-negative number, got {alpha}")
+    if alpha == 0 and cost in ("mar", "hybrid"):
+        raise ValueError("cost 'mar'/'hybrid' needs alpha > 0: with alpha = 0 eq. 10 is infinite "
+                         "once a value vanishes from a class")
+    codes = np.asarray(codes)
+    classes = np.asarray(classes)
+    counts = np.asarray(counts)
+    domain_sizes = np.asarray(domain_sizes)
+    if codes.ndim != 2 or codes.shape[1] == 0:
+        raise ValueError("codes must be a 2-d array (T distinct tuples x M >= 1 QI columns)")
+    n_tuples, n_attrs = codes.shape
+    if classes.shape != (n_tuples,) or counts.shape != (n_tuples,):
+        raise ValueError("classes and counts must have one entry per row of codes")
+    if domain_sizes.shape != (n_attrs,):
+        raise ValueError("domain_sizes must have one entry per QI column")
+    for name, arr in (("codes", codes), ("classes", classes), ("counts", counts), ("domain_sizes", domain_sizes)):
+        if arr.size and not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"{name} must hold integers")
+    codes = codes.astype(np.int32, copy=False)
+    classes = classes.astype(np.int64, copy=False)
+    counts = counts.astype(np.int64, copy=False)
+    domain_sizes = domain_sizes.astype(np.int64, copy=False)
+    if n_tuples == 0:
+        raise ValueError("the count table is empty")
+    if (counts < 1).any():
+        raise ValueError("counts N(y,c) must be >= 1")
+    if (classes < 0).any():
+        raise ValueError("class codes must be >= 0")
+    if (domain_sizes < 0).any() or (codes < NULL).any() or (codes >= domain_sizes[None, :]).any():
+        raise ValueError("QI codes must be -1 (NULL) or 0..domain_sizes[j]-1")
+    n = int(counts.sum())
+    k = int(k)
+    if k < 1 or k > n:
+        raise ValueError(f"k must be between 1 and the number of rows ({n}), got {k}")
+
+    order = np.lexsort((classes,) + tuple(codes[:, j] for j in reversed(range(n_attrs))))
+    codes, classes, counts = codes[order], classes[order], counts[order]
+    if n_tuples > 1:
+        same = (codes[1:] == codes[:-1]).all(axis=1) & (classes[1:] == classes[:-1])
+        if same.any():
+            raise ValueError("rows (y, c) of the count table must be distinct")
+    n_classes = int(classes.max()) + 1
+    if len(np.unique(classes)) != n_classes:
+        raise ValueError("class codes must be 0..|C|-1 with every class present")
+    attr = attribute_counts(codes, classes, counts, domain_sizes, n_classes)
+    phat = [conditional(a, alpha) for a in attr]
+    with np.errstate(divide="ignore"):
+        log_phat = [np.log(p) for p in phat]
+    prior = class_prior(np.bincount(classes, weights=counts, minlength=n_classes), alpha)
+    table, a_row, a_shift, v_rows, v_shift = _log_tables(alpha, domain_sizes, n)
+    return Problem(
+        codes=np.ascontiguousarray(codes), classes=classes, counts=counts, domain_sizes=domain_sizes,
+        n_classes=n_classes, order=order, k=k, cost=cost, alpha=alpha, attr_counts=attr,
+        log_phat=log_phat, phat=phat, class_prior=prior, log_table=table, a_row=a_row,
+        a_shift=a_shift, v_rows=v_rows, v_shift=v_shift,
+    )
+
+
+def finish(problem: Problem, final_codes: np.ndarray, gammas, iterations: int, seed: int,
+           solo: int, cross: int, groups: int) -> KanonResult:
+    """Map canonical results back to the caller's row order and compute the report figures."""
+    new_null = (final_codes < 0) & (problem.codes >= 0)
+    suppressed = int((new_null.sum(axis=1) * problem.counts).sum())
+    anon = attribute_counts(final_codes, problem.classes, problem.counts, problem.domain_sizes, problem.n_classes)
+    class_counts = np.bincount(problem.classes, weights=problem.counts, minlength=problem.n_classes)
+    kl = kl_divergence(problem.attr_counts, anon, class_counts, problem.alpha)
+    out = np.empty_like(final_codes)
+    out[problem.order] = final_codes
+    return KanonResult(
+        final_codes=out, iterations=int(iterations), gammas=np.asarray(gammas, dtype=np.float64),
+        suppressed_cells=suppressed, kl_divergence=kl, cost=problem.cost, k=problem.k,
+        alpha=problem.alpha, seed=seed, solo_suppressions=solo, cross_class_suppressions=cross,
+        total_cells=problem.n_rows * problem.codes.shape[1], groups=groups,
+    )
