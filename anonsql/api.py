@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
-from . import datasets, inputs
+from . import binning, datasets, inputs
+from .binning import BinResult, BinSpec
 from .catalog import get_table
 from .engine import Engine, connect
 from .errors import AnonsqlError
+from .evaluation import CLASSIFIERS, EvaluationResult
+from .evaluation import evaluate as _evaluate
+from .kanon import COSTS
+from .kanon_job import KanonReport, run_kanon
 from .loading import LoadResult, read_csv, write_frame
 from .profile import Profile, profile_table
 from .verify import KAnonymityCheck, k_anonymity
@@ -63,3 +69,61 @@ def check(db: str | Engine, table: str, qi: Sequence[str] | str, k: int, *, show
             raise AnonsqlError("no quasi-identifier columns given (--qi a,b,c)")
         inputs.require_rows(engine, tab)
         return k_anonymity(engine, tab, qi_cols, k, show=show)
+
+
+def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str, k: int, *,
+          cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
+          in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
+          execute: bool = True, progress: Callable[[str], None] | None = None) -> KanonReport:
+    """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
+
+    Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
+    in one transaction; verified by SQL before returning. `emit_sql` also writes the
+    statements to that file; `execute=False` only writes them.
+    """
+    k = inputs.require_k(k)
+    if cost not in COSTS:
+        raise AnonsqlError(f"unknown cost '{cost}'; choose one of {', '.join(COSTS)}")
+    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 0):
+        raise AnonsqlError(f"alpha (the pseudo count) must be a number >= 0, got {alpha!r}")
+    if not execute and not emit_sql:
+        raise AnonsqlError("nothing to do: execute=False needs emit_sql")
+    with _open(db) as engine:
+        tab = get_table(engine, table)
+        qi_cols = tab.resolve(inputs.split_names(qi))
+        if not qi_cols:
+            raise AnonsqlError("no quasi-identifier columns given (--qi a,b,c)")
+        cls = inputs.require_class_column(engine, tab, class_column, qi_cols)
+        rows = inputs.require_rows(engine, tab)
+        if k > rows:
+            raise AnonsqlError(f"k = {k} is larger than the table ({rows:,} rows): no grouping can reach it")
+        return run_kanon(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=float(alpha), seed=seed,
+                         out=out, in_place=in_place, replace=replace, emit_sql=emit_sql,
+                         execute=execute, progress=progress)
+
+
+def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
+                replace: bool = False) -> BinResult:
+    """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
+    parsed = [s if isinstance(s, BinSpec) else BinSpec.parse(s) for s in specs]
+    if not parsed:
+        raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
+    with _open(db) as engine:
+        tab = get_table(engine, table)
+        inputs.require_rows(engine, tab)
+        return binning.bin_columns(engine, tab, parsed, out, replace=replace)
+
+
+def evaluate(db: str | Engine, original: str, anonymized: str, qi: Sequence[str] | str, class_column: str, *,
+             key: str | None = None, folds: int = 10, seed: int = 0,
+             classifiers: Sequence[str] | str = CLASSIFIERS, alpha: float = 1.0) -> EvaluationResult:
+    """Stratified CV error of classifiers trained on `anonymized` and tested on `original`
+    (Kameya & Hayashi 2016, Sec. 4), next to the baseline trained on `original`. Reads only."""
+    with _open(db) as engine:
+        orig = get_table(engine, original)
+        anon = get_table(engine, anonymized)
+        qi_cols = orig.resolve(inputs.split_names(qi))
+        if not qi_cols:
+            raise AnonsqlError("no quasi-identifier columns given (--qi a,b,c)")
+        return _evaluate(engine, orig, anon, qi_cols, class_column, key, folds=folds, seed=seed,
+                         classifiers=classifiers, alpha=alpha)

@@ -8,6 +8,7 @@ from anonsql import catalog
 from anonsql.cli import main
 
 from .conftest import table_rows
+from .test_evaluate import ANON, ORIG, _frame
 from .test_profile import SMALL
 
 
@@ -83,3 +84,15 @@ def test_bad_input_is_one_line_exit_2_and_changes_nothing(capsys, db, engine, sm
 def test_bad_url(capsys, url, message):
     code, _, err = run(capsys, "check", "--db", url, "--table", "t", "--qi", "a", "--k", "2")
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_cli(capsys, db, make_table):
+    make_table("orig", _frame(ORIG))
+    make_table("anon", _frame(ANON))
+    code, out, _ = run(capsys, "evaluate", "--db", db, "--original", "orig", "--anonymized", "anon",
+                       "--qi", "a,b", "--class", "cls", "--folds", "2", "--classifiers", "nb", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["key"] == "id" and data["classifiers"]["nb"]["error"] == 0.4
+    code, _, err = run(capsys, "evaluate", "--db", db, "--original", "orig", "--anonymized", "anon",
+                       "--qi", "a,b", "--class", "cls", "--folds", "1")
+    assert code == 2 and err.strip() == "anonsql evaluate: error: folds must be an integer >= 2, got 1"

@@ -19,4 +19,6 @@ def test_wheel_contains_sql_and_fixtures(tmp_path):
     assert sql_files and {f"anonsql/_sql/{n}" for n in sql_files} <= names
     assert {"anonsql/_fixtures/adult.csv.gz", "anonsql/_fixtures/car.csv.gz",
             "anonsql/_fixtures/breast_cancer_wisconsin.csv.gz"} <= names
-    assert "anonsql/cli.py" in names and "anonsql/engine/duckdb.py" in names
+    assert {"anonsql/cli.py", "anonsql/engine/duckdb.py", "anonsql/evaluation/core.py",
+            "anonsql/kanon/_core.c", "anonsql/kanon/fast.py"} <= names
+    assert any(n.startswith("anonsql/kanon/_core.") and n.endswith(".so") for n in names)

@@ -1,0 +1,2 @@
+-- Remove a temporary working table.
+DROP TABLE IF EXISTS $tbl
