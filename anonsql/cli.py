@@ -65,10 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="example: anonsql dataset adult-kh --db demo.duckdb --table adult")
     p.add_argument("name", choices=list(datasets.DATASETS), metavar="NAME",
                    help="one of: " + ", ".join(datasets.DATASETS))
-    p.add_argument("--db", required=True, help=DB_HELP)
+    _common(p, table_help=None)
     p.add_argument("--table", help="table to create (default: the data set's name)")
     p.add_argument("--replace", action="store_true", help="replace the table if it exists")
-    p.add_argument("--json", action="store_true", help="print a JSON object instead of text")
 
     p = sub.add_parser("profile", help="row count, column facts, current k and class balance",
                        description="Profile a table: rows; per column type, distinct and NULL counts; "
@@ -115,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="example: anonsql evaluate --db demo.duckdb --original adult --anonymized adult_k10 "
                        "--qi age,workclass,education,marital_status,occupation,race,sex,native_country "
                        "--class income --folds 10 --seed 0")
-    p.add_argument("--db", required=True, help=DB_HELP)
+    _common(p, table_help=None)
     p.add_argument("--original", required=True, help="the original table (tested on)")
     p.add_argument("--anonymized", required=True, help="the anonymized table (trained on)")
     p.add_argument("--qi", required=True, help="comma-separated quasi-identifier columns (the classifiers' attributes)")
@@ -125,7 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=int, default=10, help="number of folds, >= 2 (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold assignment and the tree (default 0)")
     p.add_argument("--classifiers", default="nb,tree", help="comma-separated, from nb, tree (default nb,tree)")
-    p.add_argument("--json", action="store_true", help="print a JSON object instead of text")
 
     p = sub.add_parser("kanon", help="k-anonymize by bottom-up cell suppression (Kameya & Hayashi 2016)",
                        description="Make a table k-anonymous over its quasi-identifiers by blanking (NULL) as few "
@@ -157,9 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _common(p: argparse.ArgumentParser, table_help: str = "table name (name or schema.name)") -> None:
+def _common(p: argparse.ArgumentParser, table_help: str | None = "table name (name or schema.name)") -> None:
+    """--db, --table (unless `table_help` is None) and --json, shared by every command."""
     p.add_argument("--db", required=True, help=DB_HELP)
-    p.add_argument("--table", required=True, help=table_help)
+    if table_help:
+        p.add_argument("--table", required=True, help=table_help)
     p.add_argument("--json", action="store_true", help="print a JSON object instead of text")
 
 
