@@ -67,7 +67,7 @@ def run_kanon(engine: Engine, source: Table, rows: int, qi: Sequence[str], class
               cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
               emit_sql: str | None, execute: bool,
               progress: Callable[[str], None] | None = None) -> KanonReport:
-    """Run the whole job on validated input (see anonsql.api.kanon for the checks)."""
+    """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks)."""
     say = progress or (lambda _msg: None)
     seconds: dict[str, float] = {}
     target, replaced = _target(engine, source, out, in_place, replace, k)
@@ -93,10 +93,9 @@ def run_kanon(engine: Engine, source: Table, rows: int, qi: Sequence[str], class
 
     plan = suppression_plan(source.expr, target.expr, qi, class_col,
                             groups.keys, groups.codes, result.final_codes, copy=not in_place)
-    script = plan.script(engine) if emit_sql is not None else None
     if emit_sql:
         with open(emit_sql, "w") as fh:
-            fh.write(_script_header(source, target, k, cost, seed) + script)
+            fh.write(_script_header(source, target, k, cost, seed) + plan.script(engine))
     report = KanonReport(
         table=str(source), out=str(target), in_place=in_place, qi=list(qi), class_column=class_col, k=k,
         cost=cost, alpha=alpha, seed=seed, rows=rows, qi_cells=rows * len(qi),
