@@ -195,3 +195,13 @@ def test_near_unique_quasi_identifier_is_warned_about(db, make_table):
     make_table("t", {"wide": [str(i) for i in range(1200)] * 2, "c": ["a", "b"] * 1200})
     r = anonsql.k_anonymize(db, "t", "wide", "c", 2, out="o")
     assert r.verified and any("'wide' has 1,200 distinct values" in n for n in r.notes)
+
+
+def test_numeric_quasi_identifiers_with_nulls(db, engine, make_table):
+    make_table("t", {"id": list(range(10)), "age": [30, 30, 31, 31, None, 45, 45, 46, 46, None],
+                     "score": [1.5, 1.5, 2.25, 2.25, 1.5, None, 0.1, 0.1, 3.0, 3.0],
+                     "c": ["a", "a", "a", "b", "b", "b", "a", "a", "b", "b"]})
+    before = table_rows(engine, "t")
+    r = anonsql.k_anonymize(db, "t", "age,score", "c", 2, out="o", cost="info")
+    assert r.verified and anonsql.check(db, "o", "age,score", 2).ok
+    assert only_nulls_added(sorted(before), sorted(table_rows(engine, "o")), {1, 2})
