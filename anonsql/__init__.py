@@ -4,11 +4,14 @@ The public API: every CLI command is a thin shell over one of these functions. E
 `db`, a DuckDB file path, a postgresql:// URL or an open Engine.
 """
 
-from .api import bin_columns, check, evaluate, k_anonymize, load_csv, load_dataset, profile
+from .api import (
+    bin_columns, check, evaluate, k_anonymize, load_csv, load_dataset, nbc_breach, nbc_check, nbc_publish,
+    nbc_verify, nbc_views, profile,
+)
 from .engine import Engine, connect
 from .errors import AnonsqlError
 
 __all__ = [
     "AnonsqlError", "Engine", "bin_columns", "check", "connect", "evaluate", "k_anonymize",
-    "load_csv", "load_dataset", "profile",
+    "load_csv", "load_dataset", "nbc_breach", "nbc_check", "nbc_publish", "nbc_verify", "nbc_views", "profile",
 ]

@@ -13,9 +13,11 @@ from .engine import Engine, connect
 from .errors import AnonsqlError
 from .evaluation import CLASSIFIERS, EvaluationResult
 from .evaluation import evaluate as _evaluate
+from . import nbc_job as _nbc_job
 from .kanon import COSTS
 from .kanon_job import KanonReport, run_kanon
 from .loading import LoadResult, read_csv, write_frame
+from .nbc_job import CheckReport, PublishReport, VerifyReport, ViewsReport
 from .profile import Profile, profile_table
 from .verify import KAnonymityCheck, k_anonymity
 
@@ -127,3 +129,42 @@ def evaluate(db: str | Engine, original: str, anonymized: str, qi: Sequence[str]
             raise AnonsqlError("no quasi-identifier columns given (--qi a,b,c)")
         return _evaluate(engine, orig, anon, qi_cols, class_column, key, folds=folds, seed=seed,
                          classifiers=classifiers, alpha=alpha)
+
+
+def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, *,
+              precedence: Sequence[str] | str | None = None, counts: bool = False) -> ViewsReport:
+    """The NBC-enabling views (P_c, N^i_{t,c}) in one SQL scan and Corollary 4's smallest rho."""
+    with _open(db) as engine:
+        return _nbc_job.nbc_views(engine, table, class_column, attrs, precedence=precedence, counts=counts)
+
+
+def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho, *,
+              precedence: Sequence[str] | str | None = None) -> CheckReport:
+    """Do the raw views already satisfy condition (10) for rho (Corollary 4)?"""
+    with _open(db) as engine:
+        return _nbc_job.nbc_check(engine, table, class_column, attrs, rho, precedence=precedence)
+
+
+def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho=None,
+                out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
+                prior: str | dict | None = None, r=None) -> PublishReport:
+    """Write <out>_class and <out>_attr: rho-safe (SafetyTransform) or r-close to `prior` (EST)
+    counts, NBC-equivalent to the table's, checked by SQL in the same transaction."""
+    with _open(db) as engine:
+        return _nbc_job.nbc_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
+                                    replace=replace, prior=prior, r=r)
+
+
+def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,
+               precedence: Sequence[str] | str | None = None) -> VerifyReport:
+    """Definition 2: does the NBC of the published tables rank classes exactly like the table's?"""
+    with _open(db) as engine:
+        return _nbc_job.nbc_verify(engine, table, class_column, attrs, published, precedence=precedence)
+
+
+def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, known: str | dict, *,
+               published: str | None = None, precedence: Sequence[str] | str | None = None) -> dict:
+    """Tiny tables: the attacker's prior and posterior over all worlds consistent with the views."""
+    with _open(db) as engine:
+        return _nbc_job.nbc_breach(engine, table, class_column, attrs, known, published=published,
+                                   precedence=precedence)

@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--emit-sql", metavar="FILE", help="write the statements of the rewrite to FILE for review")
     p.add_argument("--dry-run", action="store_true", help="with --emit-sql: write the script, change nothing")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+    _add_nbc_parser(sub)
     return parser
 
 
@@ -284,8 +286,96 @@ class _Progress:
         sys.stderr.write(message + "\n")
 
 
+def _add_nbc_parser(sub) -> None:
+    """`anonsql nbc views|check|publish|verify|breach`: Mozafari & Zaniolo (2009)."""
+    p = sub.add_parser("nbc", help="publish naive Bayes views that are provably safe (Mozafari & Zaniolo 2009)",
+                       description="NBC-enabling views (P_c, N^i_{t,c}): check Corollary 4, publish a "
+                       "rho-safe NBC-equivalent version (SafetyTransform), verify it, or run the "
+                       "possible-worlds attacker on a tiny table. NULL attribute values are ignored "
+                       "(counted in P_c only), as the paper's NBC counts complete (value, class) pairs.")
+    nsub = p.add_subparsers(dest="nbc_command", required=True, parser_class=_Parser, metavar="NBC_COMMAND")
+    helps = {
+        "views": "compute (P, N) in one SQL scan and Corollary 4's smallest rho",
+        "check": "are the raw views already rho-safe? (exit 0 yes, 1 no)",
+        "publish": "write <out>_class and <out>_attr: rho-safe, NBC-equivalent counts (SafetyTransform)",
+        "verify": "does the NBC of the published tables rank classes exactly like the source's? (exit 0/1)",
+        "breach": "tiny tables: attacker's prior and posterior over all consistent worlds (Section 4)",
+    }
+    for name, text in helps.items():
+        q = nsub.add_parser(name, help=text, description=text)
+        _common(q)
+        q.add_argument("--class", dest="class_column", required=True, help="the class (sensitive) column C")
+        q.add_argument("--attrs", required=True, help="comma-separated attributes A_1..A_n")
+        q.add_argument("--precedence", metavar="A,B,C",
+                       help="class precedence, lowest first: ties go to the later class "
+                       "(default: the classes' sort order, last wins)")
+        if name == "views":
+            q.add_argument("--counts", action="store_true", help="also list every N^i_{t,c}")
+        if name in ("check", "publish"):
+            q.add_argument("--rho", required=name == "check",
+                           help="amplification ratio rho > 1 (Corollary 4); publish: SafetyTransform")
+        if name == "publish":
+            q.add_argument("--prior", metavar="C=W,...",
+                           help="EST (Figure 7): the attacker's prior as class=weight pairs, e.g. '<=50K=3,>50K=1'")
+            q.add_argument("--r", help="with --prior: r-closeness level r > 1")
+            q.add_argument("--out", required=True, help="prefix of the tables <out>_class and <out>_attr")
+            q.add_argument("--replace", action="store_true", help="replace the output tables if they exist")
+        if name == "verify":
+            q.add_argument("--published", required=True, metavar="OUT", help="the --out prefix of a publish run")
+        if name == "breach":
+            q.add_argument("--known", required=True, metavar="A=V,...", help="Bob's quasi-identifier value I_0")
+            q.add_argument("--published", metavar="OUT", help="use these published views instead of the table's")
+
+
+def _nbc(args: argparse.Namespace) -> int:
+    common = dict(precedence=args.precedence)
+    t, c, a = args.table, args.class_column, args.attrs
+    if args.nbc_command == "views":
+        r = api.nbc_views(args.db, t, c, a, counts=args.counts, **common)
+        rho = r.smallest_rho_exact or "none (a zero count: no rho makes the raw views safe)"
+        lines = [f"{r.table}: {r.rows:,} rows, class {r.class_column} "
+                 f"(precedence, last wins: {', '.join(r.classes)})",
+                 "P_c: " + ", ".join(f"{k}={v:,}" for k, v in r.P.items()),
+                 "values per attribute: " + ", ".join(f"{k}={v}" for k, v in r.domain_sizes.items()),
+                 f"zero counts N^i_(t,c) = 0: {r.zero_counts}", f"smallest rho (Corollary 4): {rho}",
+                 f"k-SIND (Lemma 10, min P_c): {r.k_sind:,}"]
+        if any(r.null_cells.values()):
+            lines.append("NULL cells ignored: " + ", ".join(f"{k}={v:,}" for k, v in r.null_cells.items() if v))
+        if r.N:
+            lines += [f"  {x['attribute']}={x['value']} {x['class']}: {x['count']}" for x in r.N]
+        _emit(args, r.to_dict(), "\n".join(lines))
+        return EXIT_OK
+    if args.nbc_command == "check":
+        r = api.nbc_check(args.db, t, c, a, args.rho, **common)
+        verdict = "satisfy" if r.safe else "do NOT satisfy"
+        _emit(args, r.to_dict(), f"the views of {r.table} {verdict} condition (10) for rho = {r.rho:g} "
+              f"(smallest rho: {r.smallest_rho if r.smallest_rho is not None else 'none, a zero count'})")
+        return EXIT_OK if r.safe else EXIT_FAILED
+    if args.nbc_command == "publish":
+        r = api.nbc_publish(args.db, t, c, a, args.rho, args.out, replace=args.replace, prior=args.prior,
+                            r=args.r, **common)
+        how = "already safe, published unchanged" if r.identity else f"{r.method} k = {r.k}, {r.bits} bits"
+        _emit(args, r.to_dict(), f"published {r.out_class} and {r.out_attr} ({how}): achieved rho "
+              f"{r.achieved_rho:.6g} (requested {r.rho:g}), NBC-equivalent on the {r.equivalence_checked_on}, "
+              f"checked by SQL; class precedence {', '.join(r.classes)}; k-SIND {r.k_sind}")
+        return EXIT_OK
+    if args.nbc_command == "verify":
+        r = api.nbc_verify(args.db, t, c, a, args.published, **common)
+        text = (f"{r.published}: NBC-equivalent to {r.table} on the {r.checked_on} ({r.tuples_checked:,} tuples)"
+                if r.equivalent else
+                f"{r.published}: NOT NBC-equivalent to {r.table}:\n  " + "\n  ".join(r.differences))
+        _emit(args, r.to_dict(), text)
+        return EXIT_OK if r.equivalent else EXIT_FAILED
+    r = api.nbc_breach(args.db, t, c, a, args.known, published=args.published, **common)
+    lines = [f"{r['worlds']:,} consistent worlds for {', '.join(f'{k}={v}' for k, v in r['known'].items())}:"]
+    lines += [f"  {k}: prior {r['prior'][k]:.2%} (class share {r['class_share'][k]:.2%}) -> posterior {v:.2%}"
+              for k, v in r["posterior"].items()]
+    _emit(args, r, "\n".join(lines))
+    return EXIT_OK
+
+
 _COMMANDS = {"load": _load, "dataset": _dataset, "profile": _profile, "check": _check, "bin": _bin, "kanon": _kanon,
-             "evaluate": _evaluate}
+             "evaluate": _evaluate, "nbc": _nbc}
 
 
 if __name__ == "__main__":

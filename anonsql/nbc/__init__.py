@@ -1,0 +1,15 @@
+"""Mozafari & Zaniolo (2009): safe, NBC-equivalent publication of naive Bayes views.
+
+Pure algorithms (no SQL): views.py (P, N and Corollary 4), equivalence.py (Definition 2),
+transform.py (SafetyTransform, Figure 2), est.py (EST, Figure 7), breach.py (Section 4's
+possible-worlds attacker).
+"""
+
+from .breach import Breach, breach
+from .equivalence import differences
+from .est import EstResult, est
+from .transform import Transformed, publish_safe, safety_transform
+from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
+
+__all__ = ["Breach", "EstResult", "Transformed", "Viewset", "amplification", "breach", "differences", "est",
+           "is_safe", "k_sind", "publish_safe", "safety_transform", "smallest_rho"]

@@ -1,0 +1,5 @@
+-- The distinct attribute tuples τ of the table as text labels (rows with NULLs are dropped
+-- by the caller: the NBC of Section 3 classifies complete tuples of ΠA_i).
+SELECT CAST($attr AS VARCHAR) AS v
+FROM $tbl
+GROUP BY $attr

@@ -1,0 +1,391 @@
+"""Mozafari & Zaniolo (2009): golden examples, property tests, and the SQL job on both engines."""
+
+import json
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import anonsql
+from anonsql import catalog, cli, nbc_job
+from anonsql.errors import AnonsqlError
+from anonsql.nbc import breach, equivalence as eq
+from anonsql.nbc.est import est
+from anonsql.nbc.transform import publish_safe, root_exponent, step1, step2, step3, validate
+from anonsql.nbc.views import Viewset, amplification, is_safe, k_sind, smallest_rho
+
+from .conftest import table_rows
+
+# Figure 1: classes [50K, 70K] (70K has precedence); Adr values [P, W]; Age values [30, 40].
+V1 = Viewset([2, 5], [[[1, 1], [1, 4]], [[1, 1], [1, 4]]])
+V2 = Viewset([2, 3], [[[1, 1], [1, 2]], [[1, 1], [1, 2]]])
+
+
+def full(view):
+    return list(eq.chunks(view))
+
+
+def equivalent(a, b):
+    return not eq.differences(a, b, full(a))
+
+
+def figure1_views(view):
+    """The paper's dict form of a Figure 1 viewset, for the breach enumerator."""
+    labels, adr, age = ["50K", "70K"], ["P", "W"], [30, 40]
+    P = dict(zip(labels, view.P))
+    N = [{(vals[t], labels[c]): view.N[i][t][c] for t in range(2) for c in range(2)}
+         for i, vals in enumerate((adr, age))]
+    return P, N
+
+
+# ---------- golden: Section 1 / Figure 1 ----------
+
+def test_figure1_breach_v1_88_and_v2_78_percent():
+    b1 = breach(*figure1_views(V1), {0: "W", 1: 40})
+    assert b1.worlds == 10 and b1.posterior["70K"] == Fraction(22, 25)  # 88 %
+    assert b1.prior["70K"] == Fraction(1, 2) and b1.class_share["70K"] == Fraction(5, 7)  # 50 % / 71 %
+    b2 = breach(*figure1_views(V2), {0: "W", 1: 40})
+    assert b2.worlds == 6 and b2.posterior["70K"] == Fraction(7, 9)  # 78 %
+
+
+def test_figure1_both_classifiers_predict_50k_for_p30_and_are_equivalent():
+    tau = np.array([[0, 0]])  # <P, 30>
+    # 5·(1/5)(1/5) < 2·(1/2)(1/2): 50K (index 0) strictly beats 70K
+    assert eq.relation(V1, tau, 0, 1)[0] and eq.relation(V2, tau, 0, 1)[0]
+    assert equivalent(V1, V2)
+
+
+def test_breach_refuses_inconsistent_views_and_too_many_worlds():
+    P, N = figure1_views(V1)
+    with pytest.raises(AnonsqlError, match="P_c says"):
+        breach({**P, "70K": 6}, N, {0: "W"})
+    big = Viewset([40, 40], [[[20, 20], [20, 20]]] * 3)
+    labels = ["a", "b"]
+    with pytest.raises(AnonsqlError, match="tiny tables"):
+        breach(dict(zip(labels, big.P)),
+               [{(t, labels[c]): big.N[i][t][c] for t in range(2) for c in range(2)} for i in range(3)], {0: 0})
+
+
+# ---------- Corollary 4 ----------
+
+def test_smallest_rho_is_max_ratio_to_the_n():
+    assert amplification(V1) == 4 and smallest_rho(V1) == 16
+    assert is_safe(V1, Fraction(16)) and not is_safe(V1, Fraction(159, 10))
+    assert smallest_rho(Viewset([1, 2], [[[0, 2], [1, 0]]])) is None  # a zero: no rho
+    assert k_sind(V1) == 2
+
+
+# ---------- golden: Section 6.2.2, preserving ties ----------
+
+TIE = Viewset([100, 100], [[[4, 2], [96, 98]], [[4, 8], [96, 92]]])  # N^1_t: 4 vs 2, N^2_t': 4 vs 8
+
+
+def test_tie_example_fixed_precision_flips_it_but_step2_does_not():
+    tau = np.array([[0, 0]])
+    assert not eq.relation(TIE, tau, 0, 1)[0]  # 4·4 = 2·8: tie, class 2 wins
+    # The paper's failure: square roots to 10^-2 give 2·2 = 4 > 1.41·2.83 = 3.9903 (class 1 wins).
+    two = lambda x: Decimal(x).sqrt().quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+    assert two(4) * two(4) > two(2) * two(8)
+    # Step 2 with class-dependent offsets keeps the tie for the higher class at any precision.
+    for bits in (4, 8, 16):
+        s2 = step2(TIE, 2, bits)
+        assert not eq.relation(s2, tau, 0, 1)[0]
+        x1 = s2.N[0][0][0] * s2.N[1][0][0] / s2.P[0]
+        x2 = s2.N[0][0][1] * s2.N[1][0][1] / s2.P[1]
+        assert x2 > x1
+
+
+def test_steps_1_and_3_keep_the_classifier_and_make_realistic_views():
+    v = Viewset([3, 7], [[[0, 5], [3, 2]], [[2, 0], [1, 7]]])
+    s1 = step1(v)
+    assert all(x > 0 for x in s1.values()) and equivalent(v, s1)
+    s3 = step3(s1)
+    for i in range(2):
+        for c in range(2):
+            assert sum(row[c] for row in s3.N[i]) == s3.P[c]  # Statement 9a
+    assert equivalent(v, s3)
+    # Statement 9b: X is unchanged exactly
+    x = lambda w, t, c: w.P[c] ** (1 - 2) * w.N[0][t[0]][c] * w.N[1][t[1]][c]
+    assert all(x(s1, t, c) == x(s3, t, c) for t in [(0, 0), (0, 1), (1, 0), (1, 1)] for c in (0, 1))
+
+
+def test_step1_bound_needs_the_p_factor_of_eq2():
+    # P = [2, 100]; A_1 = {a, b}: class 0 has N_a = 0; A_2 = {x}. Figure 3's literal bound
+    # m_1/M_0 · M^1_0 = 5000/4 · 2 = 2500 lets s = 1250 make X_(a,x),0 = 1250 > X_(a,x),1 = 50.
+    V = Viewset([2, 100], [[[0, 50], [2, 50]], [[2, 100]]])
+    literal = Viewset(V.P, [[[1250, 50], [2, 50]], [[2, 100]]])
+    assert not equivalent(V, literal)
+    s1 = step1(V)
+    assert 0 < s1.N[0][0][0] < 50 and equivalent(V, s1)
+
+
+def test_step2_exponent_is_the_least_k_of_figure_4():
+    w, rho, n = Fraction(1000), Fraction(2), 3
+    k = root_exponent(w, rho, n)
+    assert rho ** k >= w ** (n * (2 * n + 3)) > rho ** (k - 1)
+
+
+def test_safe_views_are_published_unchanged():
+    r = publish_safe(V1, Fraction(16), None)
+    assert r.identity and r.view is V1
+
+
+# ---------- property: random small tables ----------
+
+@st.composite
+def tables(draw):
+    n = draw(st.integers(1, 3))
+    C = draw(st.integers(2, 4))
+    sizes = [draw(st.integers(1, 4)) for _ in range(n)]
+    rows = draw(st.lists(st.tuples(*[st.integers(0, s - 1) for s in sizes], st.integers(0, C - 1)),
+                         min_size=C, max_size=40))
+    rows += [tuple([0] * n) + (c,) for c in range(C)]  # every class has a row
+    P = [sum(r[-1] == c for r in rows) for c in range(C)]
+    N = [[[sum(r[i] == t and r[-1] == c for r in rows) for c in range(C)] for t in range(s)]
+         for i, s in enumerate(sizes)]
+    return Viewset(P, N)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(), st.sampled_from([Fraction(11, 10), Fraction(3, 2), Fraction(2), Fraction(50)]))
+def test_published_views_are_rho_safe_and_nbc_equivalent(view, rho):
+    r = publish_safe(view, rho, lambda w: equivalent(view, w))
+    assert is_safe(r.view, rho)
+    assert equivalent(view, r.view)
+    assert all(isinstance(x, int) and x > 0 for x in r.view.values()) or r.identity
+    for i in range(view.n):
+        for c in range(view.classes):
+            assert sum(row[c] for row in r.view.N[i]) == r.view.P[c] or r.identity
+
+
+@settings(max_examples=15, deadline=None)
+@given(tables())
+def test_provable_precision_alone_is_equivalent(view):
+    r = publish_safe(view, Fraction(2), None)  # no oracle: sufficient_bits only
+    assert is_safe(r.view, Fraction(2)) and equivalent(view, r.view)
+
+
+def test_bad_viewsets():
+    with pytest.raises(AnonsqlError, match="fewer than 2"):
+        validate(Viewset([3], [[[3]]]))
+    with pytest.raises(AnonsqlError, match="no non-NULL value"):
+        validate(Viewset([3, 2], [[[3, 0], [0, 0]]]))
+
+
+# ---------- the SQL job, both engines ----------
+
+TOY = {
+    "adr": ["W", "W", "W", "W", "P", "W", "P", "W", None],
+    "age": [40, 40, 40, 40, 30, 40, 30, 30, 40],
+    "sal": ["70K", "70K", "70K", "70K", "70K", "50K", "50K", "70K", "50K"],
+}
+
+
+def test_views_check_publish_verify(db, engine, make_table):
+    make_table("t", TOY)
+    before = table_rows(engine, "t")
+    v = nbc_job.nbc_views(engine, "t", "sal", "adr,age", counts=True)
+    assert v.classes == ["50K", "70K"] and v.P == {"50K": 3, "70K": 6}
+    assert v.null_cells == {"adr": 1, "age": 0} and v.rows == 9
+    assert {(r["attribute"], r["value"], r["class"]): r["count"] for r in v.N}[("adr", "W", "70K")] == 5
+    assert v.smallest_rho == 25 and v.smallest_rho_exact == "25"  # adr W: 5 vs 1, n = 2
+    assert not nbc_job.nbc_check(engine, "t", "sal", "adr,age", "24.9").safe
+    assert nbc_job.nbc_check(engine, "t", "sal", "adr,age", 25).safe
+    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
+    assert r.verified and r.achieved_rho <= 1.5 and r.equivalence_checked_on == "full product"
+    assert table_rows(engine, "t") == before
+    cls_rows = table_rows(engine, "pub_class")
+    attr_rows = table_rows(engine, "pub_attr")
+    assert [(c, w) for c, _, w in cls_rows] == [("50K", 1), ("70K", 1)] and len(attr_rows) == 8
+    assert all(int(n) > 0 for *_, n in attr_rows)
+    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert ver.equivalent and ver.tuples_checked == 4 and ver.published_smallest_rho <= 1.5
+    with pytest.raises(AnonsqlError, match="already exists"):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
+    assert nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 3, "pub", replace=True).verified
+    # Safe for rho = 30 already, but the NULL in adr leaves Σ_t N^adr_t,c < P_c: all four steps run.
+    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", replace=True)
+    assert r.verified and not r.identity
+
+
+def test_safe_complete_views_are_published_unchanged(db, engine, make_table):
+    make_table("t", {k: v[:8] for k, v in TOY.items()})  # no NULL
+    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub")
+    assert r.identity and r.k == 1 and r.achieved_rho == r.original_smallest_rho
+    assert sorted(int(n) for _, n, _ in table_rows(engine, "pub_class")) == [2, 6]
+
+
+def test_verify_prints_the_offending_tuple(db, engine, make_table):
+    make_table("t", TOY)
+    nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    engine.execute('UPDATE pub_attr SET "count" = "count" * 1000 WHERE "class" = \'50K\' AND "value" = \'P\'')
+    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert not ver.equivalent and "adr=P" in ver.differences[0]
+
+
+def test_precedence_decides_ties_and_is_reported(db, engine, make_table):
+    # n = 1, X = N: at a = x the classes tie (1 vs 1); at y, p wins 3 to 1 (ratio 3 > rho 2).
+    make_table("t", {"a": ["x", "x", "y", "y", "y", "y"], "c": ["p", "q", "p", "p", "p", "q"]})
+    r = nbc_job.nbc_publish(engine, "t", "c", "a", 2, "pub", precedence="q,p")
+    assert r.classes == ["q", "p"] and not r.identity
+    assert nbc_job.nbc_verify(engine, "t", "c", "a", "pub", precedence="q,p").equivalent
+    ver = nbc_job.nbc_verify(engine, "t", "c", "a", "pub")  # default: q (last in sort order) wins ties
+    assert not ver.equivalent and ver.differences[0].startswith("tuple (a=x)")
+
+
+def test_failed_sql_check_writes_nothing(db, engine, make_table, monkeypatch):
+    make_table("t", TOY)
+    monkeypatch.setattr(nbc_job, "sql_check", lambda *a, **k: ["injected failure"])
+    with pytest.raises(AnonsqlError, match="injected failure"):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    assert catalog.find_table(engine, "pub_class") is None and catalog.find_table(engine, "pub_attr") is None
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(rho=1), "rho must be > 1"),
+    (dict(rho="0.5"), "rho must be > 1"),
+    (dict(rho="abc"), "rho must be a number"),
+    (dict(attrs=""), "no attributes"),
+    (dict(attrs="adr,nope"), "unknown column"),
+    (dict(class_column="adr", attrs="age"), "NULL"),
+    (dict(precedence="70K"), "every class exactly once"),
+    (dict(out=""), "--out is required"),
+])
+def test_bad_input_is_one_error_and_writes_nothing(db, engine, make_table, kwargs, message):
+    make_table("t", TOY)
+    args = dict(class_column="sal", attrs="adr,age", rho=2, out="pub") | kwargs
+    with pytest.raises(AnonsqlError, match=message):
+        nbc_job.nbc_publish(engine, "t", args["class_column"], args["attrs"], args["rho"], args["out"],
+                            precedence=args.get("precedence"))
+    assert catalog.find_table(engine, "pub_class") is None
+
+
+def test_single_class_and_all_null_attribute_are_errors(db, engine, make_table):
+    make_table("one", {"a": ["x", "y"], "c": ["p", "p"]})
+    with pytest.raises(AnonsqlError, match="fewer than 2"):
+        nbc_job.nbc_views(engine, "one", "c", "a")
+    make_table("t", {"a": ["x", None, "y"], "c": ["p", "q", "p"]})
+    with pytest.raises(AnonsqlError, match="no non-NULL value"):
+        nbc_job.nbc_views(engine, "t", "c", "a")
+
+
+def test_car_four_classes(db, engine):
+    anonsql.load_dataset(db, "car")
+    cols = [c for c in catalog.get_table(engine, "car").column_names]
+    cls, attrs = cols[-1], cols[:-1]
+    v = nbc_job.nbc_views(engine, "car", cls, attrs)
+    assert len(v.classes) == 4 and v.smallest_rho is None  # zero counts in Car Evaluation
+    r = nbc_job.nbc_publish(engine, "car", cls, attrs, 2, "car_nbc")
+    assert r.verified and r.achieved_rho <= 2 and r.equivalence_checked_on == "full product"
+    assert nbc_job.nbc_verify(engine, "car", cls, attrs, "car_nbc").equivalent
+
+
+def test_breach_on_the_figure1_table(db, engine, make_table):
+    # T_1 of Figure 1(a): 4 x <W,40,70K>, <P,30,70K>, <W,40,50K>, <P,30,50K>
+    make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
+                      "sal": ["70K"] * 5 + ["50K"] * 2})
+    b = nbc_job.nbc_breach(engine, "t1", "sal", "adr,age", "adr=W,age=40")
+    assert b["worlds"] == 10 and b["posterior_exact"]["70K"] == "22/25" and b["prior"]["70K"] == 0.5
+    with pytest.raises(AnonsqlError, match="--known"):
+        nbc_job.nbc_breach(engine, "t1", "sal", "adr,age", "zip=1")
+
+
+# ---------- EST (Figure 7) ----------
+
+def test_est_fails_with_statement14_reason_and_writes_nothing(db, engine, make_table):
+    make_table("t", TOY)
+    with pytest.raises(AnonsqlError, match="FAIL: Statement 14 fails"):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=3", r="1.3")
+    assert catalog.find_table(engine, "est_class") is None
+
+
+def test_est_publishes_r_close_views_when_possible(db, engine, make_table):
+    # n = 1: x has 25 vs 1, y 5 vs 9 (Viewset P = [30, 10]); prior 3:1, a loose r.
+    make_table("t", {"a": ["x"] * 26 + ["y"] * 14, "c": ["p"] * 25 + ["q"] + ["p"] * 5 + ["q"] * 9})
+    r = nbc_job.nbc_publish(engine, "t", "c", "a", out="est", prior={"p": 3, "q": 1}, r=10**20)
+    assert r.method == "EST" and r.verified and r.prior_weights == {"p": 3, "q": 1}
+    assert r.est["theta"] >= 1 and r.est["sub_labels"] == 4
+    assert nbc_job.nbc_verify(engine, "t", "c", "a", "est").equivalent
+    assert [row[2] for row in table_rows(engine, "est_class")] == [3, 1]
+
+
+def test_est_fails_when_merging_breaks_equivalence_although_statement14_holds():
+    # Statement 14 admits r >= 10^7.94 here, yet at r = 10^8 the merged views rank some tuple
+    # differently: the exact final check catches it and EST returns FAIL, not an unsafe result.
+    V = Viewset([30, 10], [[[25, 1], [5, 9]]])
+    res = est(V, [Fraction(3), Fraction(1)], Fraction(10**8), lambda a, b: equivalent(a, b))
+    assert res.details["log10_smallest_r_by_statement14"] < 8
+    assert not res.ok and res.view is None and "not NBC-preserving" in res.reason
+
+
+def test_est_refuses_priors_needing_too_many_sub_labels():
+    res = est(V1, [Fraction(1, 1000), Fraction(999, 1000)], Fraction(2), lambda a, b: equivalent(a, b))
+    assert not res.ok and "1000 sub-labels" in res.reason
+
+
+def test_est_with_uniform_prior_is_safety_transform_checked_like_it():
+    V = Viewset([30, 10], [[[25, 1], [5, 9]]])
+    res = est(V, [Fraction(1), Fraction(1)], Fraction(2), lambda a, b: equivalent(a, b))
+    assert res.ok and is_safe(res.view, Fraction(2)) and equivalent(V, res.view)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(prior="50K=1"), "every class exactly once"),
+    (dict(prior="50K=0,70K=1"), "must be > 0"),
+    (dict(prior="50K=x,70K=1"), "not a number"),
+    (dict(prior="50K=1,70K=1", r=1), "r must be > 1"),
+    (dict(prior="50K=1,70K=1", r=2, rho=2), "not both"),
+    (dict(r=2), "needs --prior"),
+    (dict(r=None), "give --rho"),
+])
+def test_bad_prior_is_one_error(db, engine, make_table, kwargs, message):
+    make_table("t", TOY)
+    args = dict(rho=None, r=2) | kwargs
+    with pytest.raises(AnonsqlError, match=message):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", args.pop("rho"), "est", **args)
+
+
+# ---------- CLI: `anonsql nbc ...` (runs once the nbc subparser is wired into anonsql.cli) ----------
+
+needs_cli = pytest.mark.skipif("nbc" not in cli._COMMANDS, reason="`anonsql nbc` not yet wired into anonsql.cli")
+
+
+@needs_cli
+def test_cli_views_check_publish_verify_breach(db, engine, make_table, capsys):
+    make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
+                      "sal": ["70K"] * 5 + ["50K"] * 2})
+    base = ["--db", db, "--table", "t1", "--class", "sal", "--attrs", "adr,age"]
+    assert cli.main(["nbc", "views", *base]) == 0
+    assert "smallest rho (Corollary 4): 16" in capsys.readouterr().out
+    assert cli.main(["nbc", "check", *base, "--rho", "2"]) == 1
+    assert cli.main(["nbc", "publish", *base, "--rho", "2", "--out", "p"]) == 0
+    assert "published p_class and p_attr" in capsys.readouterr().out
+    assert cli.main(["nbc", "verify", *base, "--published", "p", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["equivalent"] is True
+    assert cli.main(["nbc", "breach", *base, "--known", "adr=W,age=40"]) == 0
+    assert "posterior 88.00%" in capsys.readouterr().out
+
+
+@needs_cli
+def test_cli_bad_input_exits_2_with_one_line(db, engine, make_table, capsys):
+    make_table("t", TOY)
+    base = ["--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age", "--out", "p"]
+    for extra in (["--rho", "1"], ["--prior", "50K=1,70K=3", "--r", "1.3"], []):
+        assert cli.main(["nbc", "publish", *base, *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("anonsql nbc: error:") and "\n" not in err
+    assert catalog.find_table(engine, "p_class") is None
+
+
+def test_large_products_use_the_provable_precision_and_table_tuples(db, engine, make_table, monkeypatch):
+    make_table("t", TOY)
+    monkeypatch.setattr(nbc_job, "FULL_PRODUCT_LIMIT", 1)
+    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    assert r.verified and r.equivalence_checked_on == "table tuples" and r.bits > 24
+    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert ver.equivalent and ver.checked_on == "table tuples" and ver.tuples_checked == 3  # W40, P30, W30
+    with pytest.raises(AnonsqlError, match="FAIL: EST proves"):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=1", r=2)
