@@ -18,6 +18,7 @@ from .kanon import COSTS
 from .kanon_job import KanonReport, run_kanon
 from .loading import LoadResult, read_csv, write_frame
 from .nbc_job import CheckReport, PublishReport, VerifyReport, ViewsReport
+from .protect_job import ProtectReport, protect_table, read_cells_csv
 from .profile import Profile, profile_table
 from .verify import KAnonymityCheck, k_anonymity
 
@@ -168,3 +169,21 @@ def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[
     with _open(db) as engine:
         return _nbc_job.nbc_breach(engine, table, class_column, attrs, known, published=published,
                                    precedence=precedence)
+
+
+def protect(db: str | Engine, table: str, key: str, *, method: str = "dropp", target: str | None = None,
+            rows: Sequence[str] | str | None = None, cells: Sequence[tuple[str, str]] | None = None,
+            predictors: Sequence[str] | str | None = None, top_k: int = 2, seed: int = 0,
+            out: str | None = None, in_place: bool = False, replace: bool = False,
+            delete_rows: bool = False) -> ProtectReport:
+    """Hide confidential cells so that naive Bayes / ID3 no longer predict them (Hintoglu 2011).
+
+    Cells are `target` in the rows whose `key` is in `rows`, or the (key, column) pairs of
+    `cells`. Writes a new table (`out`, default <table>_protected) or, with `in_place`, the
+    source, plus <out>_changes, in one transaction verified by SQL before returning.
+    """
+    with _open(db) as engine:
+        return protect_table(engine, table, key, method=method, target=target,
+                             rows=None if rows is None else inputs.split_names(rows), cells=cells,
+                             predictors=inputs.split_names(predictors) or None, top_k=top_k, seed=seed,
+                             out=out, in_place=in_place, replace=replace, delete_rows=delete_rows)

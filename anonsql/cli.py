@@ -154,6 +154,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     _add_nbc_parser(sub)
+
+    p = sub.add_parser("protect", help="hide confidential cells so that classifiers cannot predict them "
+                       "(Hintoglu 2011)",
+                       description="Hide confidential cells (NULL) and a few more, so that naive Bayes (decp, "
+                       "incp, dropp, e-decp, e-dropp) or an ID3 tree (hid3), or both (hid3+decp, hid3+incp, "
+                       "hid3+dropp), trained on the rest of the table no longer predict them. nrd deletes the "
+                       "whole tuple (the thesis's baseline). A tuple an algorithm must delete keeps its key with "
+                       "every other cell NULL (--delete-rows removes it). Writes a copy (default "
+                       "<table>_protected) or, with --in-place, the source, plus <out>_changes(key, column_name, "
+                       "old_value, new_value) - which holds the ORIGINAL values: keep it private - in one "
+                       "transaction, re-checked by SQL before success is reported.",
+                       epilog="example: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
+                       "--rows 2,7 --method dropp --out records_pub")
+    _common(p)
+    p.add_argument("--key", required=True, help="column identifying the rows (unique, no NULL)")
+    p.add_argument("--target", help="column holding the confidential values (with --rows)")
+    p.add_argument("--rows", help="comma-separated key values of the rows whose --target value is confidential")
+    p.add_argument("--cells", metavar="CSV", help="file of key,column pairs, one confidential cell per line "
+                   "(instead of --target/--rows)")
+    p.add_argument("--method", default="dropp", help="decp, incp, dropp (default), hid3, hid3+decp, hid3+incp, "
+                   "hid3+dropp, e-decp, e-dropp, nrd")
+    p.add_argument("--predictors", help="comma-separated columns the classifiers use (default: all but the key "
+                   "and the target)")
+    p.add_argument("--top-k", type=int, default=2, help="draw the random next best guess among the k most "
+                   "probable values, k >= 2 (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the next best guess and of the coin flip for "
+                   "two-valued targets (default 0)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", help="output table (default <table>_protected)")
+    where.add_argument("--in-place", action="store_true", help="rewrite the source table in one transaction")
+    p.add_argument("--replace", action="store_true", help="replace the output and changes tables if they exist")
+    p.add_argument("--delete-rows", action="store_true", help="remove the tuples an algorithm had to delete "
+                   "(default: keep them with every cell but the key NULL)")
+    p.add_argument("--report", metavar="FILE", help="also write the JSON report (every changed cell) to FILE")
     return parser
 
 
@@ -374,8 +408,32 @@ def _nbc(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _protect(args: argparse.Namespace) -> int:
+    cells = api.read_cells_csv(args.cells) if args.cells else None
+    r = api.protect(args.db, args.table, args.key, method=args.method, target=args.target, rows=args.rows,
+                    cells=cells, predictors=args.predictors, top_k=args.top_k, seed=args.seed, out=args.out,
+                    in_place=args.in_place, replace=args.replace, delete_rows=args.delete_rows)
+    if args.report:
+        with open(args.report, "w") as fh:
+            json.dump(r.to_dict(), fh, indent=2, default=str)
+    lines = [f"{r.table} -> {r.out} ({r.method}, top-k {r.top_k}, seed {r.seed}); changes in {r.changes_table}"]
+    for c in r.cells:
+        lines.append(f"  {r.key} = {c.key}, {c.column}: {c.status}; predicted {c.prediction_before}, "
+                     f"now {c.prediction_after}; "
+                     f"{c.side_effects} other cell(s) hidden" + ("; TUPLE DELETED" if c.deleted else ""))
+    m = r.metrics
+    lines.append(f"  changed cells {r.changed_cells:,}; deleted tuples {r.deleted_tuples}"
+                 + (" (rows removed)" if r.rows_removed else " (kept, all cells NULL)" if r.deleted_tuples else ""))
+    lines.append(f"  sum KL {m['sum_kl_distance']:.4f}; avg change MI {m['avg_change_mutual_information']}; "
+                 f"sum cond. entropy {m['sum_conditional_entropy']:.4f}")
+    lines.append("  verified by SQL: every cell hidden and no longer predicted" if r.verified else "  NOT verified")
+    _emit(args, r.to_dict(), "\n".join(lines))
+    return EXIT_OK
+
+
 _COMMANDS = {"load": _load, "dataset": _dataset, "profile": _profile, "check": _check, "bin": _bin, "kanon": _kanon,
-             "evaluate": _evaluate, "nbc": _nbc}
+             "evaluate": _evaluate, "nbc": _nbc,
+             "protect": _protect}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,6 @@
+"""Suppressing microdata against classification-based inference (Hintoglu 2011), pure algorithms.
+
+Arrays in, decisions out: no SQL here. `naive_bayes` and `id3` are the thesis's two
+adversaries, `deletion` its single-cell algorithms (Chapter 3), `enhanced` e-DECP/e-DROPP,
+`protect` the multi-cell driver, `metrics` Section 2.4.
+"""

@@ -1,0 +1,262 @@
+"""Single-cell suppression by deletion (Hintoglu 2011, Chapter 3): DECP, INCP, DROPP, HID3.
+
+Every function works on the coded microdata X (rows x columns, int, ν = -1) in place, with
+the confidential cell already hidden, and returns an Outcome listing the cells it turned ν.
+The thesis's fallback "revert all changes and delete the tuple" reverts the run's own
+changes and then hides every cell of the tuple (NRD-style deletion, Section 5.2); the caller
+decides whether a deleted tuple is also removed. The |V| = 2 coin flip belongs to the caller
+(`suppress_cells`), which makes it right after the need for suppression is verified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from . import id3
+from .naive_bayes import NU, class_scores, is_predicted, next_best_candidates
+
+SUPPRESSED, NOT_NEEDED, DELETED, COIN_KEPT = "suppressed", "not_needed", "deleted", "coin_kept"
+
+
+class Chance(Protocol):
+    """The thesis's two random choices; tests inject fixed ones (e.g. gastritis)."""
+
+    def next_best(self, candidates: Sequence[int]) -> int: ...
+
+    def suppress(self) -> bool: ...
+
+
+class SeededChance:
+    """Seeded randomness: uniform random next best guess, fair coin for |V| = 2."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def next_best(self, candidates: Sequence[int]) -> int:
+        return int(candidates[self.rng.integers(len(candidates))])
+
+    def suppress(self) -> bool:
+        return bool(self.rng.integers(2))
+
+
+@dataclass
+class Cell:
+    """A confidential cell: tuple index, target column index, original value code."""
+
+    row: int
+    target: int
+    value: int
+
+
+@dataclass
+class Outcome:
+    status: str
+    changes: list[tuple[int, int]] = field(default_factory=list)  # (row, column) cells turned ν
+    next_best: int | None = None  # v_rnbg, when one was drawn
+
+
+@dataclass
+class Problem:
+    """The microdata and what the classifiers look at: predictors of each target column."""
+
+    X: np.ndarray
+    domains: list[int]
+    predictors: dict[int, list[int]]
+    k: int = 2
+
+    def scores(self, cell: Cell) -> list[Fraction]:
+        return class_scores(self.X, cell.row, cell.target, self.predictors[cell.target], self.domains[cell.target])
+
+    def nb_predicts(self, cell: Cell) -> bool:
+        return is_predicted(self.scores(cell), cell.value)
+
+    def tree(self, cell: Cell) -> id3.Node:
+        return id3.train(self.X, cell.row, cell.target, self.predictors[cell.target], self.domains)
+
+    def id3_predicts(self, cell: Cell) -> bool:
+        return self.tree(cell).predict(self.X[cell.row]) == cell.value
+
+    def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
+        """Turn cell (row, col) into ν, remembering its code for `revert`; logged in `changes`."""
+        self._old[(row, col)] = int(self.X[row, col])
+        self.X[row, col] = NU
+        changes.append((row, col))
+
+    def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
+        """Undo changes[start:] (newest first) and drop them from the list."""
+        for row, col in reversed(changes[start:]):
+            self.X[row, col] = self._old.pop((row, col))
+        del changes[start:]
+
+    def delete(self, cell: Cell, changes: list[tuple[int, int]]) -> Outcome:
+        """The fallback: revert this run's changes, then hide the whole tuple."""
+        self.revert(changes)
+        for col in np.flatnonzero(self.X[cell.row] != NU):
+            self.hide(cell.row, int(col), changes)
+        return Outcome(DELETED, changes)
+
+    def __post_init__(self) -> None:
+        self._old: dict[tuple[int, int], int] = {}
+
+
+def scores_and_guess(p: Problem, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:
+    """p(v|d_i) for every v and a random next best guess (None when Def. 3.2 admits none)."""
+    scores = p.scores(cell)
+    candidates = next_best_candidates(scores, cell.value, p.k)
+    return scores, chance.next_best(candidates) if candidates else None
+
+
+def decp_counts(p: Problem, cell: Cell) -> dict[int, int]:
+    """count_α of FindMaximumImpactAttributeForDECP: tuples of D - d_i sharing both the
+    confidential class and d_i's value of α, for each predictor α known in d_i."""
+    X, t = p.X, cell.target
+    same = (X[:, t] == cell.value) & (np.arange(len(X)) != cell.row)
+    return {a: int((same & (X[:, a] == X[cell.row, a])).sum()) for a in p.predictors[t] if X[cell.row, a] != NU}
+
+
+def _decp_loop(p: Problem, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+    """DECP's iterations (Figure 3.2): hide maximum impact data values (Def. 3.4-3.5, strict
+    '<' so the first attribute wins a tie) while p(conf|d) > p(rnbg|d), leaving one each."""
+    X, t, conf = p.X, cell.target, cell.value
+    others = np.arange(len(X)) != cell.row
+    while True:
+        scores = p.scores(cell)
+        if not scores[conf] > scores[rnbg]:
+            return
+        best, count = None, len(X)
+        for a, n in decp_counts(p, cell).items():
+            if 1 < n < count:
+                best, count = a, n
+        if best is None:
+            return
+        rows = np.flatnonzero(others & (X[:, t] == conf) & (X[:, best] == X[cell.row, best]))
+        for r in rows:
+            scores = p.scores(cell)
+            if not (scores[conf] > scores[rnbg] and count > 1):
+                break
+            p.hide(int(r), best, changes)
+            count -= 1
+
+
+def decp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    """DECP (Section 3.1.1): lower p(conf|d_i) by hiding the confidential value's strongest
+    supporters in other tuples of the same class."""
+    scores, rnbg = scores_and_guess(p, cell, chance)
+    if not is_predicted(scores, cell.value):
+        return Outcome(NOT_NEEDED)
+    changes: list[tuple[int, int]] = []
+    if rnbg is None:  # Def. 3.2 admits no next best guess (all others have p = 0)
+        return p.delete(cell, changes)
+    _decp_loop(p, cell, rnbg, changes)
+    if p.nb_predicts(cell):
+        return p.delete(cell, changes)
+    return Outcome(SUPPRESSED, changes, rnbg)
+
+
+def incp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    """INCP (Section 3.1.2): raise p(v|d_i) for the next best guess set by hiding the class of
+    tuples of class v that share no predictor value with d_i; then DECP with the same v_rnbg."""
+    scores, rnbg = scores_and_guess(p, cell, chance)
+    if not is_predicted(scores, cell.value):
+        return Outcome(NOT_NEEDED)
+    changes: list[tuple[int, int]] = []
+    if rnbg is None:
+        return p.delete(cell, changes)
+    X, t, conf, preds = p.X, cell.target, cell.value, p.predictors[cell.target]
+    nbg = [v for v in sorted(range(len(scores)), key=lambda v: (-scores[v], v))
+           if v != conf and scores[v] >= scores[rnbg]]  # S_nbg (Def. 3.3)
+    mine = X[cell.row, preds]
+    for v in nbg:
+        for r in np.flatnonzero(X[:, t] == v):
+            scores = p.scores(cell)
+            if not scores[conf] > scores[v]:
+                break
+            if not np.any((X[r, preds] == mine) & (mine != NU)):
+                p.hide(int(r), t, changes)
+    if p.nb_predicts(cell):
+        _decp_loop(p, cell, rnbg, changes)
+    if p.nb_predicts(cell):
+        return p.delete(cell, changes)
+    return Outcome(SUPPRESSED, changes, rnbg)
+
+
+def dropp_counts(p: Problem, cell: Cell, rnbg: int) -> dict[int, tuple[int, int, int, int]]:
+    """FindMaximumImpactAttributeForDROPP's counts for each predictor α known in d_i:
+    (count_α^conf, count_α^rnbg, count_conf, count_rnbg) over D - d_i."""
+    X, t = p.X, cell.target
+    train = (X[:, t] != NU) & (np.arange(len(X)) != cell.row)
+    is_conf, is_rnbg = train & (X[:, t] == cell.value), train & (X[:, t] == rnbg)
+    n_conf, n_rnbg = int(is_conf.sum()), int(is_rnbg.sum())
+    return {a: (int((is_conf & (X[:, a] == X[cell.row, a])).sum()), int((is_rnbg & (X[:, a] == X[cell.row, a])).sum()),
+                n_conf, n_rnbg) for a in p.predictors[t] if X[cell.row, a] != NU}
+
+
+def dropp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    """DROPP (Section 3.1.3): hide values of d_i itself, largest count ratio (Def. 3.6) first."""
+    scores, rnbg = scores_and_guess(p, cell, chance)
+    if not is_predicted(scores, cell.value):
+        return Outcome(NOT_NEEDED)
+    changes: list[tuple[int, int]] = []
+    if rnbg is None:
+        return p.delete(cell, changes)
+    conf = cell.value
+    while scores[conf] > scores[rnbg]:
+        best, ratio = None, Fraction(0)
+        for a, (c_conf, c_rnbg, n_conf, n_rnbg) in dropp_counts(p, cell, rnbg).items():
+            if not Fraction(c_conf, n_conf) > Fraction(c_rnbg, n_rnbg):
+                continue
+            r = Fraction(c_conf, c_rnbg) if c_rnbg else None  # None: infinite ratio
+            if best is None or (ratio is not None and (r is None or r > ratio)):
+                best, ratio = a, r
+        if best is None:
+            break
+        p.hide(cell.row, best, changes)
+        scores = p.scores(cell)
+    if is_predicted(scores, conf):
+        return p.delete(cell, changes)
+    return Outcome(SUPPRESSED, changes, rnbg)
+
+
+def hid3(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    """HID3 (Section 3.2.1, Figure 3.5): walk the ID3 tree and hide the tuple's split values
+    that lead to a leaf predicting the confidential value."""
+    tree = p.tree(cell)
+    row, conf = p.X[cell.row], cell.value
+    if tree.predict(row) != conf:
+        return Outcome(NOT_NEEDED)
+    changes: list[tuple[int, int]] = []
+
+    def hide(node: id3.Node) -> bool:
+        if node.is_leaf:
+            return node.label != conf
+        if node.predict(row) != conf:
+            return True
+        a = node.attr
+        if row[a] == NU:
+            return hide(node.route(NU))
+        mc = node.most_common_child(prefer=int(row[a]))
+        if mc == row[a]:
+            # Figure 3.5 hides α_root[d_i] here although it leads to child_MC either way;
+            # Example 5 (Step 3) and Table 3.5 keep it, which we follow.
+            return hide(node.children[mc])
+        if hide(node.children[int(row[a])]):
+            return True
+        mark = len(changes)
+        p.hide(cell.row, a, changes)
+        if hide(node.children[mc]):
+            return True
+        p.revert(changes, mark)
+        return False
+
+    if not hide(tree):
+        return p.delete(cell, changes)
+    return Outcome(SUPPRESSED, changes)
+
+
+def nrd(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    """Naive Row Deletion, the thesis's baseline (Section 5.2): hide the whole tuple."""
+    return p.delete(cell, [])

@@ -1,0 +1,106 @@
+"""e-DECP and e-DROPP (Hintoglu 2011, Section 3.3): many confidential cells, fewer side effects.
+
+Preconditions: e-DECP takes cells of one attribute that share one confidential value
+(Figure 3.7), e-DROPP cells of one tuple (Figure 3.8); `anonsql.inference.protect` splits any
+set of cells into such groups. Cells the group run leaves predicted are handed back as
+'suppressed' and caught by the driver's re-check, which runs plain DECP / DROPP on them.
+Both functions get the group's cells already hidden and the coin flip already made.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+from .deletion import NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem, scores_and_guess
+from .naive_bayes import NU, is_predicted
+
+
+def _pending(p: Problem, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
+    """Verify the need for suppression (eq. 3.10/3.11) and draw each cell's v_rnbg."""
+    outs, pending = [Outcome(NOT_NEEDED) for _ in cells], {}
+    for i, c in enumerate(cells):
+        scores, rnbg = scores_and_guess(p, c, chance)
+        if is_predicted(scores, c.value):
+            outs[i] = Outcome(SUPPRESSED, [], rnbg)
+            if rnbg is not None:  # none: left to the driver's re-check (DECP/DROPP delete it)
+                pending[i] = rnbg
+    return outs, pending
+
+
+def _still(p: Problem, cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
+    """Cells whose p(conf|d) is still above p(v_rnbg|d)."""
+    out = {}
+    for i, g in pending.items():
+        s = p.scores(cells[i])
+        if s[cells[i].value] > s[g]:
+            out[i] = g
+    return out
+
+
+def _hide_for(p: Problem, row: int, col: int, pending: dict[int, int], outs: list[Outcome]) -> None:
+    """Hide one cell on behalf of the group: it counts as a side effect of every cell still
+    pending (so per-cell side effects of a group overlap; the run's total is the changes)."""
+    p.hide(row, col, [])
+    for i in pending:
+        outs[i].changes.append((row, col))
+
+
+def e_decp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+    """Figure 3.7: maximum impact values sorted by primary impact (cells whose tuple holds
+    the value) descending, then secondary impact (tuples of the confidential class holding
+    it) ascending; each hidden down to one instance, as in DECP. Values with primary impact 0
+    change no cell's probability, so they are not candidates (the figure lists them last)."""
+    t, conf = cells[0].target, cells[0].value
+    assert all(c.target == t and c.value == conf for c in cells), "e-DECP: one attribute, one value"
+    outs, pending = _pending(p, cells, chance)
+    X = p.X
+    same = X[:, t] == conf
+    primary: dict[tuple[int, int], int] = {}
+    for i in pending:
+        for a in p.predictors[t]:
+            if X[cells[i].row, a] != NU:
+                primary[(a, int(X[cells[i].row, a]))] = primary.get((a, int(X[cells[i].row, a])), 0) + 1
+    secondary = {(a, v): int((same & (X[:, a] == v)).sum()) for a, v in primary}
+    order = sorted(primary, key=lambda av: (-primary[av], secondary[av], av))
+    for a, v in order:
+        if not pending:
+            break
+        count = secondary[(a, v)]
+        for r in np.flatnonzero(same & (X[:, a] == v)):
+            if not pending or count <= 1:
+                break
+            _hide_for(p, int(r), a, pending, outs)
+            count -= 1
+            pending = _still(p, cells, pending)
+    return outs
+
+
+def e_dropp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+    """Figure 3.8: the tuple's non-confidential values sorted by their DROPP impact ratio
+    (Def. 3.6) averaged over the cells, hidden in that order until no cell is predicted."""
+    row = cells[0].row
+    assert all(c.row == row for c in cells), "e-DROPP: cells of one tuple"
+    outs, pending = _pending(p, cells, chance)
+    X = p.X
+    confidential = {c.target for c in cells}
+    train = np.arange(len(X)) != row
+    impacts: dict[int, list[float]] = {}
+    for i, g in pending.items():
+        t, conf = cells[i].target, cells[i].value
+        for a in p.predictors[t]:
+            x = X[row, a]
+            if a in confidential or x == NU:
+                continue
+            hits = train & (X[:, a] == x)
+            num, den = int((hits & (X[:, t] == conf)).sum()), int((hits & (X[:, t] == g)).sum())
+            impacts.setdefault(a, []).append(float(Fraction(num, den)) if den else float("inf"))
+    order = sorted(impacts, key=lambda a: (-float(np.mean(impacts[a])), a))
+    for a in order:
+        if not pending:
+            break
+        _hide_for(p, row, a, pending, outs)
+        pending = _still(p, cells, pending)
+    return outs

@@ -1,0 +1,477 @@
+"""Hintoglu (2011) deletion algorithms: the thesis's worked examples exactly, then the job."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from anonsql.inference import deletion, id3
+from anonsql.inference.deletion import Cell, Problem
+from anonsql.inference.naive_bayes import NU, class_scores, is_predicted, next_best_candidates
+from anonsql.inference.protect import suppress_cells
+
+from .fixtures_hintoglu import AP, BOB, DYS, GAS, SYMPTOMS, TABLE_1_2, coded, decoded
+
+COLS = [*SYMPTOMS, "diagnosis"]
+I, CP, P, DX = range(4)
+
+
+class Fixed:
+    """The thesis's choices: a fixed random next best guess, the coin always says suppress."""
+
+    def __init__(self, guess: int) -> None:
+        self.guess = guess
+
+    def next_best(self, candidates):
+        assert self.guess in candidates
+        return self.guess
+
+    def suppress(self) -> bool:
+        return True
+
+
+def bob_problem(data=None):
+    X, values = coded(COLS, data)
+    codes = {v: i for i, v in enumerate(values[DX])}
+    cell = Cell(BOB, DX, int(X[BOB, DX]))
+    X[BOB, DX] = NU  # Table 1.2: Bob's diagnosis is already hidden
+    p = Problem(X, [len(v) for v in values], {DX: [I, CP, P]})
+    return p, cell, codes, values
+
+
+def rows_of(X, values):
+    return decoded(X, values)
+
+
+def expected(table: list[str]) -> list[tuple]:
+    """Rows of a thesis table written compactly as 'I CP P Diagnosis' ('?' = hidden)."""
+    names = {"AP": AP, "DYS": DYS, "GAS": GAS}
+    return [tuple(names.get(x, x) for x in line.split()) for line in table]
+
+
+TABLE_3_2 = ["Y N Y DYS", "N Y Y ?", "Y N N DYS", "Y N N GAS", "N Y Y GAS",
+             "Y ? Y AP", "? N Y AP", "N Y Y AP", "Y Y Y GAS"]
+TABLE_3_3 = ["Y N Y DYS", "N Y Y ?", "Y N N DYS", "Y N N ?", "N Y Y GAS",
+             "Y Y Y AP", "? N Y AP", "N Y Y AP", "Y Y Y GAS"]
+TABLE_3_4 = ["Y N Y DYS", "? Y ? ?", "Y N N DYS", "Y N N GAS", "N Y Y GAS",
+             "Y Y Y AP", "N N Y AP", "N Y Y AP", "Y Y Y GAS"]
+
+
+def test_table_3_1_naive_bayes_model():
+    p, cell, c, _ = bob_problem()
+    scores = p.scores(cell)
+    assert scores[c[DYS]] == 0 and scores[c[AP]] == F(1, 6) and scores[c[GAS]] == F(1, 18)
+    assert is_predicted(scores, c[AP])
+    assert next_best_candidates(scores, c[AP], k=3) == [c[GAS]]  # p(dyspepsia) = 0 is excluded
+
+
+def test_decp_example_2_and_table_3_2():
+    p, cell, c, values = bob_problem()
+    assert deletion.decp_counts(p, cell) == {I: 2, CP: 2, P: 3}  # Step 4
+    # Step 6 and Step 8 one replacement at a time: 1/6 -> 1/12 -> 1/24 < 1/18
+    X = p.X.copy()
+    X[6, I] = NU
+    assert class_scores(X, BOB, DX, [I, CP, P], 3)[c[AP]] == F(1, 12)
+    X[5, CP] = NU
+    assert class_scores(X, BOB, DX, [I, CP, P], 3)[c[AP]] == F(1, 24)
+    out = deletion.decp(p, cell, Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.next_best == c[GAS]
+    assert out.changes == [(6, I), (5, CP)]  # tuple 7 first (Step 6), then tuple 6 (Step 8)
+    assert rows_of(p.X, values) == expected(TABLE_3_2)
+    assert p.scores(cell)[c[AP]] == F(1, 24) and p.scores(cell)[c[GAS]] == F(1, 18)
+
+
+def test_incp_example_3_and_table_3_3():
+    p, cell, c, values = bob_problem()
+    X = p.X.copy()
+    X[3, DX] = NU  # Step 5: tuple 4 (no symptom in common with Bob) loses its diagnosis
+    s = class_scores(X, BOB, DX, [I, CP, P], 3)
+    assert s[c[GAS]] == F(1, 7) and s[c[AP]] == F(4, 21)
+    X[6, I] = NU  # Step 9
+    assert class_scores(X, BOB, DX, [I, CP, P], 3)[c[AP]] == F(2, 21)
+    out = deletion.incp(p, cell, Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.changes == [(3, DX), (6, I)]
+    assert rows_of(p.X, values) == expected(TABLE_3_3)
+
+
+def test_dropp_example_4_and_table_3_4():
+    p, cell, c, values = bob_problem()
+    counts = deletion.dropp_counts(p, cell, c[GAS])  # Step 4: count^AP, count^G, |AP|, |G|
+    assert counts == {I: (2, 1, 3, 3), CP: (2, 2, 3, 3), P: (3, 2, 3, 3)}
+    X = p.X.copy()
+    X[BOB, I] = NU  # Step 5
+    s = class_scores(X, BOB, DX, [I, CP, P], 3)
+    assert s[c[AP]] == F(1, 4) and s[c[GAS]] == F(1, 6)
+    X[BOB, P] = NU  # Step 6: equal, so Bob's diagnosis is no longer predicted
+    s = class_scores(X, BOB, DX, [I, CP, P], 3)
+    assert s[c[AP]] == s[c[GAS]] == F(1, 4) and not is_predicted(s, c[AP])
+    out = deletion.dropp(p, cell, Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.changes == [(BOB, I), (BOB, P)]
+    assert rows_of(p.X, values) == expected(TABLE_3_4)
+
+
+def bob_without_chest_pain():
+    data = {k: list(v) for k, v in TABLE_1_2.items()}
+    data["chest_pain"][BOB] = "N"
+    return bob_problem(data)
+
+
+def test_id3_tree_of_figure_3_6():
+    p, cell, c, values = bob_without_chest_pain()
+    n, y = 0, 1  # N < Y in the sorted dictionary
+    tree = p.tree(cell)
+    assert tree.describe() == {"attr": CP, "children": {
+        y: {"label": c[AP]},  # node 2: {G, AP, AP, G}, no attribute gains, tie -> first value
+        n: {"attr": I, "children": {  # node 3
+            n: {"label": c[AP]},  # node 5
+            y: {"attr": P, "children": {  # node 4
+                n: {"label": c[DYS]}, y: {"label": c[DYS]}}},
+        }},
+    }}
+    assert tree.children[n].population == tree.children[y].population == 4  # Step 3's tie
+    assert tree.predict(p.X[BOB]) == c[AP]  # path chest pain = N, indigestion = N
+
+
+def test_hid3_example_5_and_table_3_5():
+    p, cell, c, values = bob_without_chest_pain()
+    out = deletion.hid3(p, cell, Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.changes == [(BOB, I)]  # Step 7 only
+    assert rows_of(p.X, values)[BOB] == ("?", "N", "Y", "?")
+    assert p.tree(cell).predict(p.X[BOB]) == c[DYS]  # Step 8: node 4, palpitation = Y
+
+
+def test_unneeded_and_fallback_deletion():
+    p, cell, c, values = bob_problem()
+    p.X[BOB, [I, CP, P]] = NU  # nothing left to predict from: the prior ties AP and GAS
+    assert deletion.decp(p, cell, Fixed(c[GAS])).status == "not_needed"
+    # a tuple DROPP cannot save: every other class has p = 0, so no next best guess
+    data = {k: list(v) for k, v in TABLE_1_2.items()}
+    data["diagnosis"] = [AP if i < 6 else DYS for i in range(9)]
+    data["indigestion"] = ["N"] * 6 + ["Y"] * 3
+    p, cell, c, values = bob_problem(data)
+    out = deletion.dropp(p, cell, Fixed(0))
+    assert out.status == "deleted" and all(v == NU for v in p.X[BOB])
+    assert sorted(out.changes) == [(BOB, I), (BOB, CP), (BOB, P)]
+
+
+def test_revert_restores_everything_on_deletion():
+    p, cell, c, values = bob_problem()
+    before = p.X.copy()
+    out = p.delete(cell, [])
+    p.revert(out.changes)
+    assert np.array_equal(p.X, before)
+
+
+# --- several cells: the driver -------------------------------------------------------------
+
+def test_several_cells_all_protected_at_the_end():
+    X, values = coded(COLS)
+    p = Problem(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
+    cells = [Cell(r, DX, int(X[r, DX])) for r in (1, 2, 8)]
+    results = suppress_cells(p, cells, "dropp", deletion.SeededChance(0))
+    for r in results:
+        assert p.X[r.cell.row, DX] == NU
+        if r.status != "deleted":
+            assert not p.nb_predicts(r.cell)
+    assert results[0].before["nb"] == [X[1, DX]]  # Bob was predicted with all three hidden
+    assert all(r.runs >= 1 for r in results if r.status != "not_needed")
+
+
+@pytest.mark.parametrize("method", ["decp", "incp", "dropp", "hid3", "hid3+decp", "hid3+incp", "hid3+dropp", "nrd"])
+def test_every_method_leaves_no_cell_predicted(method):
+    X, values = coded(COLS)
+    p = Problem(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
+    cells = [Cell(r, DX, int(X[r, DX])) for r in range(9)]
+    results = suppress_cells(p, cells, method, deletion.SeededChance(1))
+    for r in results:
+        if r.status == "deleted":
+            assert (p.X[r.cell.row] == NU).all()
+        else:
+            assert r.status != "coin_kept"  # |V| = 3: no coin
+            if "hid3" in method:
+                assert not p.id3_predicts(r.cell)
+            if method != "hid3":
+                assert not p.nb_predicts(r.cell)
+    if method == "nrd":
+        assert all(r.status == "deleted" for r in results)
+
+
+def test_coin_flip_only_for_binary_targets():
+    X, values = coded(["indigestion", "chest_pain", "palpitation"])
+    p = Problem(X.copy(), [2, 2, 2], {P: [I, CP]})
+
+    class Keep(Fixed):
+        def suppress(self):
+            return False
+
+    before = p.X.copy()
+    (kept,) = suppress_cells(p, [Cell(2, P, int(X[2, P]))], "dropp", Keep(0))  # John: predicted
+    assert kept.status == "coin_kept" and kept.changes == [] and p.X[2, P] == NU
+    before[2, P] = NU
+    assert np.array_equal(p.X, before)  # only the confidential cell itself is hidden
+    (skip,) = suppress_cells(p, [Cell(0, P, int(X[0, P]))], "dropp", Keep(0))  # Alice: not predicted
+    assert skip.status == "not_needed"
+
+
+# --- the job on both engines ---------------------------------------------------------------
+
+from anonsql.errors import AnonsqlError  # noqa: E402
+from anonsql.protect_job import protect_table  # noqa: E402
+
+from .conftest import table_rows  # noqa: E402
+
+
+def symptoms_only(engine, **kw):
+    return protect_table(engine, "records", "id", target="diagnosis", predictors=SYMPTOMS, **kw)
+
+
+def test_job_dropp_reproduces_table_3_4(engine, make_table):
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    r = symptoms_only(engine, rows=["2"], method="dropp", out="records_pub")
+    assert r.verified and r.out == "records_pub" and r.changes_table == "records_pub_changes"
+    assert table_rows(engine, "records") == before  # the source is untouched
+    (cell,) = r.cells
+    assert (cell.key, cell.column, cell.status, cell.suppressed, cell.deleted) == (2, "diagnosis", "suppressed", True, False)
+    assert cell.prediction_before == {"nb": [AP], "id3": [AP]}
+    assert cell.prediction_after["nb"] == [AP, GAS]  # the tie of Example 4, Step 6
+    assert cell.next_best_guess == GAS and cell.side_effects == 2  # the only candidate (Def. 3.2)
+    bob = [row for row in table_rows(engine, "records_pub") if row[0] == 2][0]
+    assert bob[4:] == (None, "Y", None, None)  # Table 3.4
+    assert {(c["key"], c["column_name"], c["old_value"], c["new_value"]) for c in r.changes} == {
+        (2, "indigestion", "N", None), (2, "palpitation", "Y", None), (2, "diagnosis", AP, None)}
+    assert r.changed_cells == 3
+    assert sorted(table_rows(engine, "records_pub_changes")) == sorted(
+        (c["key"], c["column_name"], c["old_value"], c["new_value"]) for c in r.changes)
+
+
+def test_job_decp_in_place_several_cells(engine, make_table):
+    make_table("records", TABLE_1_2)
+    r = symptoms_only(engine, rows=["2", "4", "9"], method="decp", in_place=True, seed=3)
+    assert r.verified and r.in_place and r.out == "records" and r.changes_table == "records_changes"
+    rows = {row[0]: row for row in table_rows(engine, "records")}
+    assert all(rows[k][7] is None for k in (2, 4, 9))
+    assert r.changed_cells == len(table_rows(engine, "records_changes")) >= 3
+    assert all(c.status in ("suppressed", "not_needed", "deleted") for c in r.cells)
+
+
+def test_job_hid3_and_hybrid_are_checked_by_id3(engine, make_table):
+    make_table("records", TABLE_1_2)
+    for method, out in (("hid3", "h"), ("hid3+dropp", "hd")):
+        r = symptoms_only(engine, rows=["2", "6"], method=method, out=out)
+        assert r.verified
+        assert all(set(c.prediction_after) == {"nb", "id3"} for c in r.cells)
+        for c in r.cells:
+            if c.status != "deleted":
+                assert c.prediction_after["id3"] != [AP]
+
+
+def test_job_nrd_and_row_removal(engine, make_table):
+    make_table("records", TABLE_1_2)
+    r = protect_table(engine, "records", "id", target="diagnosis", rows=["2"], method="nrd", out="a")
+    assert r.cells[0].deleted and r.deleted_tuples == 1 and not r.rows_removed
+    bob = [row for row in table_rows(engine, "a") if row[0] == 2][0]
+    assert bob == (2,) + (None,) * 7  # NRD: every cell but the key is NULL, the row stays
+    assert r.changed_cells == 7
+    r = protect_table(engine, "records", "id", target="diagnosis", rows=["2"], method="nrd", out="b",
+                      delete_rows=True)
+    assert r.rows_removed and 2 not in [row[0] for row in table_rows(engine, "b")]
+    assert len(table_rows(engine, "b")) == 8 and len(table_rows(engine, "b_changes")) == 7
+
+
+def test_job_cells_over_two_columns_default_predictors(engine, make_table):
+    make_table("records", TABLE_1_2)
+    r = protect_table(engine, "records", "id", cells=[("2", "diagnosis"), ("7", "chest_pain")],
+                      method="dropp", out="o", seed=5)
+    assert r.verified and r.predictors["diagnosis"] == ["zipcode", "gender", "age", "indigestion",
+                                                        "chest_pain", "palpitation"]
+    rows = {row[0]: row for row in table_rows(engine, "o")}
+    assert rows[2][7] is None and rows[7][5] is None
+
+
+def test_job_seeded_runs_repeat(engine, make_table):
+    make_table("records", TABLE_1_2)
+    a = protect_table(engine, "records", "id", target="diagnosis", rows=[str(i) for i in range(1, 10)],
+                      method="incp", out="x1", seed=7)
+    b = protect_table(engine, "records", "id", target="diagnosis", rows=[str(i) for i in range(1, 10)],
+                      method="incp", out="x2", seed=7)
+    assert a.changes == b.changes and table_rows(engine, "x1") == table_rows(engine, "x2")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(key="nope", target="diagnosis", rows=["2"]), "unknown column 'nope'"),
+    (dict(key="gender", target="diagnosis", rows=["2"]), "does not identify rows"),
+    (dict(key="id", target="diagnosis", rows=["42"]), "no row with id = 42"),
+    (dict(key="id", target="nope", rows=["2"]), "unknown column 'nope'"),
+    (dict(key="id", target="id", rows=["2"]), "key column 'id' cannot be a confidential target"),
+    (dict(key="id", target="diagnosis", rows=["2"], method="magic"), "unknown method 'magic'"),
+    (dict(key="id", cells=[("2", "nope")]), "unknown column 'nope'"),
+    (dict(key="id", target="diagnosis", rows=["2", "2"]), "listed twice"),
+    (dict(key="id", target="diagnosis"), "--target and --rows, or with --cells"),
+    (dict(key="id", target="diagnosis", rows=["2"], predictors=["diagnosis"]), "also listed as predictors"),
+    (dict(key="id", target="diagnosis", rows=["2"], top_k=1), "--top-k"),
+])
+def test_bad_input_changes_nothing(engine, make_table, kwargs, message):
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    args = {"method": "dropp", **kwargs}
+    with pytest.raises(AnonsqlError, match=message):
+        protect_table(engine, "records", args.pop("key"), out="o", **args)
+    with pytest.raises(AnonsqlError, match="table not found"):
+        protect_table(engine, "nope", "id", target="diagnosis", rows=["2"])
+    assert table_rows(engine, "records") == before
+    for name in ("o", "o_changes", "records_protected"):
+        with pytest.raises(AnonsqlError, match="table not found"):
+            table_rows_or_error(engine, name)
+
+
+def table_rows_or_error(engine, name):
+    from anonsql.catalog import get_table
+    return get_table(engine, name)
+
+
+def test_existing_output_needs_replace(engine, make_table):
+    make_table("records", TABLE_1_2)
+    symptoms_only(engine, rows=["2"], method="dropp")
+    with pytest.raises(AnonsqlError, match="already exists"):
+        symptoms_only(engine, rows=["2"], method="dropp")
+    r = symptoms_only(engine, rows=["2"], method="dropp", replace=True)
+    assert r.verified and r.out == "records_protected"
+
+
+# --- enhanced variants (Section 3.3) --------------------------------------------------------
+
+from anonsql.inference import enhanced  # noqa: E402
+
+
+def test_e_decp_on_one_cell_matches_decp_table_3_2():
+    p, cell, c, values = bob_problem()
+    (out,) = enhanced.e_decp(p, [cell], Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.changes == [(6, I), (5, CP)]
+    assert rows_of(p.X, values) == expected(TABLE_3_2)
+
+
+def test_e_dropp_on_one_cell_matches_dropp_table_3_4():
+    p, cell, c, values = bob_problem()
+    (out,) = enhanced.e_dropp(p, [cell], Fixed(c[GAS]))
+    assert out.status == "suppressed" and out.changes == [(BOB, I), (BOB, P)]  # average ratios 2, 3/2, 1
+    assert rows_of(p.X, values) == expected(TABLE_3_4)
+
+
+def random_microdata(seed: int, rows: int = 60, cols: int = 5, card: int = 3):
+    """Correlated categorical data: the class is a noisy function of the first columns."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(card, size=(rows, cols))
+    noise = rng.random(rows) < 0.2
+    X[:, -1] = np.where(noise, rng.integers(card, size=rows), (X[:, 0] + X[:, 1]) % card)
+    return X
+
+
+@pytest.mark.parametrize("method, plain", [("e-decp", "decp"), ("e-dropp", "dropp")])
+def test_enhanced_protect_every_cell(method, plain):
+    X = random_microdata(4)
+    t = X.shape[1] - 1
+    preds = {j: [a for a in range(X.shape[1]) if a != j] for j in range(X.shape[1])}
+    if method == "e-decp":  # one attribute, one value: the cells of class 0 the NB predicts
+        cells = [Cell(r, t, 0) for r in np.flatnonzero(X[:, t] == 0)[:8]]
+    else:  # one tuple, several attributes
+        cells = [Cell(3, j, int(X[3, j])) for j in (0, 1, t)]
+    changed = {}
+    for name in (method, plain):
+        p = Problem(X.copy(), [3] * X.shape[1], preds)
+        results = suppress_cells(p, cells, name, deletion.SeededChance(2))
+        for r in results:
+            assert p.X[r.cell.row, r.cell.target] == NU
+            assert r.status == "deleted" or not p.nb_predicts(r.cell)
+        changed[name] = int((p.X != X).sum())
+    assert changed[method] > 0 and changed[plain] > 0
+
+
+def test_metrics_of_table_3_4(engine, make_table):
+    """Section 2.4 on the DROPP run of Example 4, against hand-computed values."""
+    import math
+    make_table("records", TABLE_1_2)
+    r = symptoms_only(engine, rows=["2"], method="dropp")
+    m = r.metrics
+    assert m["direct_distance"] == 3
+    # KL: indigestion N 4 -> 3 of 9, palpitation Y 7 -> 6, diagnosis AP 4 -> 3
+    kl = 4 / 9 * math.log2(4 / 3) + 7 / 9 * math.log2(7 / 6) + 4 / 9 * math.log2(4 / 3)
+    assert m["sum_kl_distance"] == pytest.approx(kl)
+    # each hidden cell is the only ν of its column: H = -(1/9) log2(1/1) = 0
+    assert m["sum_conditional_entropy"] == pytest.approx(0.0)
+    assert m["avg_change_mutual_information"] > 0
+
+
+def test_metrics_math():
+    from anonsql.inference import metrics
+    assert metrics.kl_distance({"a": 2, "b": 2}, {"a": 2, "b": 1}, 4) == pytest.approx(0.5)
+    assert metrics.kl_distance({"a": 1}, {}, 4) == float("inf")
+    assert metrics.conditional_entropy({"a": 1, "b": 1}, 2, 4) == pytest.approx(0.5)  # -2·(1/4)·log2(1/2)
+    assert metrics.mutual_information({("x", "x"): 2, ("y", "y"): 2}, {"x": 2, "y": 2}, {"x": 2, "y": 2}, 4) == 1.0
+    assert metrics.average_change_in_mi([1.0, 0.0, 2.0], [0.5, 0.0, 2.0], 3) == pytest.approx((2 + 1 + 1) / 3)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_failed_check_rolls_everything_back(engine, make_table, monkeypatch, in_place):
+    """An algorithm that claims success without hiding anything is caught by the SQL check."""
+    from anonsql import protect_job
+    from anonsql.inference.protect import CellResult
+
+    def lazy(problem, cells, method, chance, **kw):
+        return [CellResult(c, status="suppressed") for c in cells]
+
+    monkeypatch.setattr(protect_job, "suppress_cells", lazy)
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    with pytest.raises(AnonsqlError, match="verification failed.*not hidden"):
+        symptoms_only(engine, rows=["2"], method="dropp", in_place=in_place)
+    assert table_rows(engine, "records") == before
+    for name in ("records_protected", "records_changes", "records_protected_changes"):
+        with pytest.raises(AnonsqlError, match="table not found"):
+            table_rows_or_error(engine, name)
+
+
+def test_job_enhanced_methods_and_text_keys(engine, make_table):
+    data = dict(TABLE_1_2, id=[f"p{i}" for i in range(1, 10)])
+    make_table("records", data)
+    r = protect_table(engine, "records", "id", target="diagnosis", rows=["p2", "p6", "p8"], method="e-decp",
+                      predictors=SYMPTOMS, out="e1")  # three Angina Pectoris cells: e-DECP's precondition
+    assert r.verified and {c.key for c in r.cells} == {"p2", "p6", "p8"}
+    r = protect_table(engine, "records", "id", cells=[("p2", "diagnosis"), ("p2", "chest_pain")],
+                      method="e-dropp", out="e2")  # one tuple: e-DROPP's precondition
+    assert r.verified
+    bob = {row[0]: row for row in table_rows(engine, "e2")}["p2"]
+    assert bob[5] is None and bob[7] is None
+
+
+def test_cells_csv(tmp_path):
+    from anonsql.protect_job import read_cells_csv
+    path = tmp_path / "cells.csv"
+    path.write_text("key,column\n2,diagnosis\n\n7, chest_pain\n")
+    assert read_cells_csv(str(path)) == [("2", "diagnosis"), ("7", "chest_pain")]
+    path.write_text("2,diagnosis,extra\n")
+    with pytest.raises(AnonsqlError, match="key,column"):
+        read_cells_csv(str(path))
+    with pytest.raises(AnonsqlError, match="cannot read"):
+        read_cells_csv(str(tmp_path / "missing.csv"))
+
+
+def test_cli_protect(db, engine, make_table, tmp_path, capsys):
+    """Runs once `anonsql protect` is wired into anonsql/cli.py (see the integration notes)."""
+    import json
+
+    from anonsql import cli
+    if "protect" not in cli._COMMANDS:
+        pytest.skip("anonsql protect is not wired into anonsql/cli.py yet")
+    make_table("records", TABLE_1_2)
+    engine.close()
+    report = tmp_path / "r.json"
+    assert cli.main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
+                     "--rows", "2", "--method", "dropp", "--predictors", "indigestion,chest_pain,palpitation",
+                     "--out", "pub", "--report", str(report)]) == 0
+    assert json.loads(report.read_text())["cells"][0]["status"] == "suppressed"
+    assert cli.main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
+                     "--rows", "2", "--method", "magic"]) == 2
+    assert "unknown method" in capsys.readouterr().err
