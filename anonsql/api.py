@@ -148,12 +148,13 @@ def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
 
 def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho=None,
                 out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
-                prior: str | dict | None = None, r=None) -> PublishReport:
+                prior: str | dict | None = None, r=None, synthetic: bool = False) -> PublishReport:
     """Write <out>_class and <out>_attr: rho-safe (SafetyTransform) or r-close to `prior` (EST)
-    counts, NBC-equivalent to the table's, checked by SQL in the same transaction."""
+    counts, NBC-equivalent to the table's, checked by SQL in the same transaction; with
+    `synthetic` also <out>_rows, a table whose NBC views equal the published counts."""
     with _open(db) as engine:
         return _nbc_job.nbc_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
-                                    replace=replace, prior=prior, r=r)
+                                    replace=replace, prior=prior, r=r, synthetic=synthetic)
 
 
 def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,

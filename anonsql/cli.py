@@ -354,6 +354,9 @@ def _add_nbc_parser(sub) -> None:
             q.add_argument("--r", help="with --prior: r-closeness level r > 1")
             q.add_argument("--out", required=True, help="prefix of the tables <out>_class and <out>_attr")
             q.add_argument("--replace", action="store_true", help="replace the output tables if they exist")
+            q.add_argument("--synthetic", action="store_true",
+                           help="also write <out>_rows, rows whose NBC views equal the published counts "
+                           f"(refused above {10**7:,} rows)")
         if name == "verify":
             q.add_argument("--published", required=True, metavar="OUT", help="the --out prefix of a publish run")
         if name == "breach":
@@ -387,11 +390,12 @@ def _nbc(args: argparse.Namespace) -> int:
         return EXIT_OK if r.safe else EXIT_FAILED
     if args.nbc_command == "publish":
         r = api.nbc_publish(args.db, t, c, a, args.rho, args.out, replace=args.replace, prior=args.prior,
-                            r=args.r, **common)
+                            r=args.r, synthetic=args.synthetic, **common)
         how = "already safe, published unchanged" if r.identity else f"{r.method} k = {r.k}, {r.bits} bits"
         _emit(args, r.to_dict(), f"published {r.out_class} and {r.out_attr} ({how}): achieved rho "
               f"{r.achieved_rho:.6g} (requested {r.rho:g}), NBC-equivalent on the {r.equivalence_checked_on}, "
-              f"checked by SQL; class precedence {', '.join(r.classes)}; k-SIND {r.k_sind}")
+              f"checked by SQL; class precedence {', '.join(r.classes)}; k-SIND {r.k_sind}"
+              + (f"; synthetic rows in {r.out_rows}" if r.out_rows else ""))
         return EXIT_OK
     if args.nbc_command == "verify":
         r = api.nbc_verify(args.db, t, c, a, args.published, **common)

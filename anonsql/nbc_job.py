@@ -23,7 +23,7 @@ from . import inputs, sql, stats
 from .catalog import Table, find_table, get_table
 from .engine import Engine
 from .errors import AnonsqlError
-from .loading import drop_table
+from .loading import drop_table, write_frame
 from .nbc import equivalence as eq
 from .nbc.breach import breach
 from .nbc.est import est, prior_safe
@@ -34,6 +34,9 @@ from .nbc.views import Viewset, amplification, is_safe, k_sind, smallest_rho
 FULL_PRODUCT_LIMIT = 10**7
 #: Published integers must fit DECIMAL(38,0) with room for Σ_t in the SQL check.
 MAX_DIGITS = 36
+#: --synthetic writes Σ_c P_c rows; the transformed counts are often astronomically large,
+#: so beyond this many rows it refuses (before writing anything) instead of filling the disk.
+SYNTHETIC_ROW_LIMIT = 10**7
 
 
 @dataclass
@@ -180,6 +183,7 @@ class PublishReport:
     seconds: dict[str, float] = field(default_factory=dict)
     prior_weights: dict[str, int] = field(default_factory=dict)  # F_c (EST); all 1 for SafetyTransform
     est: dict[str, Any] = field(default_factory=dict)  # EST: Statement 14 figures, θ, k, sub-labels
+    out_rows: str | None = None  # --synthetic: a table whose NBC views equal the published counts
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -191,11 +195,14 @@ def out_names(out: str) -> tuple[sql.TableName, sql.TableName]:
 
 
 def run_publish(engine: Engine, table: Table, v: Views, rho: Fraction, out: str, replace: bool,
-                prior: list[Fraction] | None = None) -> PublishReport:
+                prior: list[Fraction] | None = None, synthetic: bool = False) -> PublishReport:
     """SafetyTransform (or EST when `prior` is given, rho then being r), exact checks, then the two
-    tables written and SQL-checked in one transaction."""
+    tables (and with `synthetic` the rows table) written and SQL-checked in one transaction."""
     seconds: dict[str, float] = {}
     names = out_names(out)
+    rows_name = sql.TableName(names[0].name[: -len("_class")] + "_rows", names[0].schema) if synthetic else None
+    if rows_name is not None:
+        names = (*names, rows_name)
     existing = [find_table(engine, name) for name in names]
     for name, found in zip(names, existing):
         if found is not None and (found.schema, found.name) == (table.schema, table.name):
@@ -233,6 +240,9 @@ def run_publish(engine: Engine, table: Table, v: Views, rho: Fraction, out: str,
     if len(str(biggest)) > MAX_DIGITS:
         raise AnonsqlError(f"FAIL: the published integers need {len(str(biggest))} digits, more than the "
                            f"{MAX_DIGITS} that DECIMAL(38,0) holds with room for sums; try a larger rho")
+    if rows_name is not None and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
+        raise AnonsqlError(f"FAIL: --synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), "
+                           f"more than {SYNTHETIC_ROW_LIMIT:,}; nothing written (publish without --synthetic)")
     start = time.perf_counter()
     with engine.transaction():
         for found in existing:
@@ -240,6 +250,9 @@ def run_publish(engine: Engine, table: Table, v: Views, rho: Fraction, out: str,
                 drop_table(engine, found.expr)
         write_published(engine, names, v, pub, weights)
         problems = sql_check(engine, names, rho, v.view.n, v.view.classes)
+        if rows_name is not None:
+            write_frame(engine, synthetic_rows(v, pub), rows_name)
+            problems += check_synthetic(engine, get_table(engine, rows_name), v, pub)
         if problems:
             raise AnonsqlError("verification failed, nothing was written: " + "; ".join(problems))
     seconds["write_and_sql_check"] = time.perf_counter() - start
@@ -248,7 +261,36 @@ def run_publish(engine: Engine, table: Table, v: Views, rho: Fraction, out: str,
         str(table), str(names[0]), str(names[1]), v.class_column, v.attrs, v.classes,
         "SafetyTransform" if prior is None else "EST", float(rho), None if r0 is None else float(r0),
         float(achieved), identity, k, bits, int(k_sind(pub)), "full product" if full else "table tuples", True,
-        seconds, dict(zip(v.classes, weights)), {k_: v_ for k_, v_ in extra.items()})
+        seconds, dict(zip(v.classes, weights)), {k_: v_ for k_, v_ in extra.items()},
+        None if rows_name is None else str(rows_name))
+
+
+def synthetic_rows(v: Views, pub: Viewset) -> pd.DataFrame:
+    """Rows whose NBC views are exactly the published counts: for class c, P_c rows in which
+    attribute i takes value t in N^i_{t,c} of them (Σ_t N^i_{t,c} = P_c after Step 3). Only
+    the per-(attribute, class) marginals matter to a naive Bayes classifier, so each
+    attribute column is laid out independently, values in order."""
+    columns: dict[str, list] = {a: [] for a in v.attrs} | {v.class_column: []}
+    for c, label in enumerate(v.classes):
+        for i, a in enumerate(v.attrs):
+            for t, value in enumerate(v.values[i]):
+                columns[a].extend([value] * int(pub.N[i][t][c]))
+        columns[v.class_column].extend([label] * int(pub.P[c]))
+    return pd.DataFrame(columns, dtype=object)
+
+
+def check_synthetic(engine: Engine, rows: Table, v: Views, pub: Viewset) -> list[str]:
+    """Recount the rows table by SQL: its N(x_i, c) and N(c) must equal the published counts."""
+    counts = stats.attr_class_counts(engine, rows, v.attrs, v.class_column)
+    classes = stats.class_counts(engine, rows, v.class_column)
+    got = {(i, str(x), str(c)): int(n) for i in range(len(v.attrs))
+           for x, row in zip(counts.values[i], counts.counts[i]) for c, n in zip(counts.class_values, row) if n}
+    want = {(i, v.values[i][t], v.classes[c]): int(pub.N[i][t][c]) for i in range(len(v.attrs))
+            for t in range(len(v.values[i])) for c in range(len(v.classes)) if pub.N[i][t][c]}
+    problems = [] if got == want else ["the synthetic rows' N(x_i, c) differ from the published counts"]
+    if {str(c): int(n) for c, n in zip(classes.values, classes.counts)} != dict(zip(v.classes, map(int, pub.P))):
+        problems.append("the synthetic rows' class counts differ from the published P_c")
+    return problems
 
 
 def write_published(engine: Engine, names, v: Views, pub: Viewset, weights: list[int]) -> None:
@@ -384,9 +426,9 @@ def nbc_check(engine: Engine, table: str, class_column: str, attrs: Sequence[str
 
 def nbc_publish(engine: Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: Any = None,
                 out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
-                prior: str | dict | None = None, r: Any = None) -> PublishReport:
+                prior: str | dict | None = None, r: Any = None, synthetic: bool = False) -> PublishReport:
     """SafetyTransform the views (rho), or EST them (prior and r), and write <out>_class and
-    <out>_attr, checked by SQL."""
+    <out>_attr (and with `synthetic` <out>_rows), checked by SQL."""
     if prior is None:
         if r is not None:
             raise AnonsqlError("--r (r-closeness) needs --prior")
@@ -401,7 +443,7 @@ def nbc_publish(engine: Engine, table: str, class_column: str, attrs: Sequence[s
         raise AnonsqlError("--out is required: the published tables are <out>_class and <out>_attr")
     tab, v = _prepare(engine, table, class_column, attrs, precedence)
     weights = None if prior is None else parse_prior(prior, v.classes)
-    return run_publish(engine, tab, v, r, out, replace, weights)
+    return run_publish(engine, tab, v, r, out, replace, weights, synthetic)
 
 
 def nbc_verify(engine: Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,

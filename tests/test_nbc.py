@@ -389,3 +389,28 @@ def test_large_products_use_the_provable_precision_and_table_tuples(db, engine, 
     assert ver.equivalent and ver.checked_on == "table tuples" and ver.tuples_checked == 3  # W40, P30, W30
     with pytest.raises(AnonsqlError, match="FAIL: EST proves"):
         nbc_job.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=1", r=2)
+
+
+def test_synthetic_rows_have_the_published_views(db, engine, make_table):
+    make_table("t", {k: v[:8] for k, v in TOY.items()})  # already safe for rho 100: P = (2, 6)
+    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub", synthetic=True)
+    assert r.verified and r.out_rows == "pub_rows"
+    rows = table_rows(engine, "pub_rows")
+    published = {(a, x, c): int(n) for a, x, c, n in table_rows(engine, "pub_attr")}
+    P = {c: int(n) for c, n, _ in table_rows(engine, "pub_class")}
+    assert len(rows) == sum(P.values()) == 8
+    for j, attr in enumerate(["adr", "age"]):
+        for (a, x, c), n in published.items():
+            if a == attr:
+                assert sum(1 for row in rows if row[j] == x and row[2] == c) == n
+    # the rows train the same classifier as the source: their own views verify against it
+    nbc_job.nbc_publish(engine, "pub_rows", "sal", "adr,age", 100, "again")
+    assert nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "again").equivalent
+
+
+def test_synthetic_refuses_astronomical_row_counts(db, engine, make_table, monkeypatch):
+    make_table("t", TOY)
+    monkeypatch.setattr(nbc_job, "SYNTHETIC_ROW_LIMIT", 5)
+    with pytest.raises(AnonsqlError, match="--synthetic would write"):
+        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", synthetic=True)
+    assert catalog.find_table(engine, "pub_class") is None and catalog.find_table(engine, "pub_rows") is None
