@@ -5,14 +5,14 @@ The public API: every CLI command is a thin shell over one of these functions. E
 """
 
 from .api import (
-    bin_columns, check, evaluate, k_anonymize, load_csv, load_dataset, nbc_breach, nbc_check, nbc_publish,
-    nbc_verify, nbc_views, profile, protect,
+    bin_columns, binarize, check, containment, evaluate, k_anonymize, load_csv, load_dataset, nbc_breach,
+    nbc_check, nbc_publish, nbc_verify, nbc_views, profile, protect, select_features,
 )
 from .engine import Engine, connect
 from .errors import AnonsqlError
 
 __all__ = [
-    "AnonsqlError", "Engine", "bin_columns", "check", "connect", "evaluate", "k_anonymize",
-    "load_csv", "load_dataset", "nbc_breach", "nbc_check", "nbc_publish", "nbc_verify", "nbc_views", "profile",
-    "protect",
+    "AnonsqlError", "Engine", "bin_columns", "binarize", "check", "containment", "connect", "evaluate",
+    "k_anonymize", "load_csv", "load_dataset", "nbc_breach", "nbc_check", "nbc_publish", "nbc_verify", "nbc_views", "profile",
+    "protect", "select_features",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from . import binning, datasets, inputs
@@ -13,10 +14,13 @@ from .engine import Engine, connect
 from .errors import AnonsqlError
 from .evaluation import CLASSIFIERS, EvaluationResult
 from .evaluation import evaluate as _evaluate
+from . import features_job as _features_job
 from . import nbc_job as _nbc_job
 from .kanon import COSTS
 from .kanon_job import KanonReport, run_kanon
 from .loading import LoadResult, read_csv, write_frame
+from .features.spec import parse_spec as parse_binary_spec
+from .features_job import AcReport, BinarizeReport, FeaturesReport
 from .nbc_job import CheckReport, PublishReport, VerifyReport, ViewsReport
 from .protect_job import ProtectReport, protect_table, read_cells_csv
 from .profile import Profile, profile_table
@@ -188,3 +192,46 @@ def protect(db: str | Engine, table: str, key: str, *, method: str = "dropp", ta
                              rows=None if rows is None else inputs.split_names(rows), cells=cells,
                              predictors=inputs.split_names(predictors) or None, top_k=top_k, seed=seed,
                              out=out, in_place=in_place, replace=replace, delete_rows=delete_rows)
+
+
+def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column: str | None = None,
+             key: str | None = None, replace: bool = False) -> BinarizeReport:
+    """Copy `table` to `out` as the 0/1 columns a TOML spec derives (plus key and class), in SQL."""
+    try:
+        text = Path(spec).read_text()
+    except OSError as exc:
+        raise AnonsqlError(f"cannot read spec file {spec}: {exc.strerror}") from None
+    rules = parse_binary_spec(text, spec)
+    with _open(db) as engine:
+        return _features_job.binarize(engine, table, rules, out, keep=[c for c in (key, class_column) if c],
+                                      replace=replace)
+
+
+def select_features(db: str | Engine, table: str, class_column: str, k: int, *, method: str = "distcnt",
+                    privacy: str = "ac", mode: str = "stop", top_r: int = 20, key: str | None = None,
+                    features: Sequence[str] | str | None = None, items: str | None = None,
+                    item_column: str | None = None, out: str | None = None, materialize: bool = False,
+                    replace: bool = False, progress: Callable[[str], None] | None = None) -> FeaturesReport:
+    """Publish the columns of a 0/1 table that keep the class signal under k-anonymity by
+    containment (Zhang et al. 2017): a view (or table) re-checked by SQL to have AC >= k.
+    `items` names a long (key, item) table whose rows' class is in `table`."""
+    names = inputs.split_names(features)
+    opts = dict(method=method, privacy=privacy, mode=mode, top_r=top_r, progress=progress)
+    with _open(db) as engine:
+        if items:
+            if not key or not item_column:
+                raise AnonsqlError("--items needs --key (the row key in both tables) and --item (the item column)")
+            return _features_job.select_features_long(engine, table, items, class_column, key, item_column, k,
+                                                      feature_names=names, out=out, replace=replace, **opts)
+        if item_column:
+            raise AnonsqlError("--item needs --items (the long table)")
+        return _features_job.select_features(engine, table, class_column, k, key=key, feature_names=names,
+                                             out=out, materialize=materialize, replace=replace, **opts)
+
+
+def containment(db: str | Engine, table: str, *, class_column: str | None = None, key: str | None = None,
+                features: Sequence[str] | str | None = None) -> AcReport:
+    """AC(D) of a 0/1 table (Zhang et al. Def. 6), its k-anonymity, and DistCnt/HamDist with a class."""
+    with _open(db) as engine:
+        return _features_job.ac_report(engine, table, class_column=class_column, key=key,
+                                       feature_names=inputs.split_names(features))

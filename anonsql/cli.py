@@ -188,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delete-rows", action="store_true", help="remove the tuples an algorithm had to delete "
                    "(default: keep them with every cell but the key NULL)")
     p.add_argument("--report", metavar="FILE", help="also write the JSON report (every changed cell) to FILE")
+
+    _features_parsers(sub)
     return parser
 
 
@@ -435,9 +437,110 @@ def _protect(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _features_parsers(sub: argparse._SubParsersAction) -> None:
+    """binarize, features, ac: Zhang et al. 2017 feature selection under k-anonymity by containment."""
+    p = sub.add_parser("binarize", help="derive 0/1 columns from categorical and numeric ones (TOML spec)",
+                       description="Write a new table with one 0/1 column per [[binary]] entry of a TOML spec: "
+                       "an interval (lower, upper] of a numeric column or a set of values of any column; NULL "
+                       "cells give 0. --key and --class are copied unchanged.",
+                       epilog="example: anonsql binarize --db demo.duckdb --table adult --class income "
+                       "--spec benchmarks/adult_bins.toml --out adult_bin")
+    _common(p)
+    p.add_argument("--spec", required=True, help="TOML file of [[binary]] entries (name, column, lower/upper or equals/in)")
+    p.add_argument("--out", required=True, help="output table")
+    p.add_argument("--class", dest="class_column", help="class column, copied unchanged")
+    p.add_argument("--key", help="row key column, copied unchanged")
+    p.add_argument("--replace", action="store_true", help="replace the output table if it exists")
+
+    p = sub.add_parser("features", help="publish the columns that keep the class signal under k-AC (Zhang et al. 2017)",
+                       description="Select 0/1 feature columns so that every row's set of 1-columns is contained in "
+                       "those of at least k-1 other rows (k-anonymity by containment), keeping the columns that "
+                       "separate the two classes best. The selected columns plus the class are published as a "
+                       "view (or a table with --materialize), re-checked by SQL to have AC >= k.",
+                       epilog="methods: distcnt = Greedy DistCnt (Alg. 3); hamdist = Greedy HamDist (Alg. 2); "
+                       "maximal = best HamDist among the --top-r largest maximal k-frequent itemsets (Alg. 1); "
+                       "cm = CM-greedy baseline (Def. 2). --privacy kanon: plain k-anonymity of the projection "
+                       "(the paper's baselines). --mode stop (the paper's) ends at the first infeasible feature; "
+                       "skip passes over it.  example: anonsql features --db demo.duckdb --table adult_bin "
+                       "--class income --k 5 --method distcnt --out adult_pub")
+    _common(p)
+    p.add_argument("--class", dest="class_column", required=True, help="class column with exactly two values")
+    p.add_argument("--k", required=True, type=_k_value, help="the anonymity threshold k >= 1")
+    p.add_argument("--method", default="distcnt", help="distcnt (default), hamdist, maximal or cm")
+    p.add_argument("--privacy", default="ac", help="ac (k-anonymity by containment, default) or kanon")
+    p.add_argument("--mode", default="stop", help="stop (the paper's, default) or skip")
+    p.add_argument("--top-r", type=int, default=20, help="maximal: how many of the largest maximal sets to score (default 20)")
+    p.add_argument("--key", help="row key column, not a feature (with --items: the key in both tables)")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but --key and --class)")
+    p.add_argument("--items", help="long input: a (key, item) table; --table then holds key and class per row")
+    p.add_argument("--item", dest="item_column", help="with --items: the item column")
+    p.add_argument("--out", help="output view/table (default <table>_ac<k>)")
+    p.add_argument("--materialize", action="store_true", help="write a table instead of a view")
+    p.add_argument("--replace", action="store_true", help="replace the output if it exists")
+    p.add_argument("--report", metavar="FILE", help="also write the JSON report to FILE")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+    p = sub.add_parser("ac", help="AC(D): the k for which a 0/1 table is k-anonymous by containment",
+                       description="Compute, in SQL, each row's containment support AC(e) (rows whose 1-columns "
+                       "include its own) and AC(D), their minimum; with --class also DistCnt and HamDist.",
+                       epilog="example: anonsql ac --db demo.duckdb --table adult_pub --class income")
+    _common(p)
+    p.add_argument("--class", dest="class_column", help="class column (excluded from the features)")
+    p.add_argument("--key", help="row key column, not a feature")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but --key and --class)")
+
+
+def _binarize(args: argparse.Namespace) -> int:
+    r = api.binarize(args.db, args.table, args.spec, args.out, class_column=args.class_column, key=args.key,
+                     replace=args.replace)
+    lines = [f"{r.table} -> {r.out}: {len(r.columns)} binary columns, {r.rows:,} rows, density {r.density:.1%}"]
+    lines += [f"  {c}: {n:,} rows with 1" for c, n in r.ones.items()]
+    _emit(args, r.to_dict(), "\n".join(lines))
+    return EXIT_OK
+
+
+def _features(args: argparse.Namespace) -> int:
+    r = api.select_features(args.db, args.table, args.class_column, args.k, method=args.method,
+                            privacy=args.privacy, mode=args.mode, top_r=args.top_r, key=args.key,
+                            features=args.features, items=args.items, item_column=args.item_column, out=args.out,
+                            materialize=args.materialize, replace=args.replace,
+                            progress=None if args.quiet or args.json else _Progress())
+    if args.report:
+        with open(args.report, "w") as fh:
+            json.dump(r.to_dict(), fh, indent=2, default=str)
+    secs = ", ".join(f"{k} {v:.2f}" for k, v in r.seconds.items())
+    kind = "table" if r.materialized else "view"
+    lines = [
+        f"{r.table} -> {r.out} ({kind}): {len(r.selected)} of {r.features_considered} features by {r.method} "
+        f"({'k-AC' if r.privacy == 'ac' else 'k-anonymity'} k = {r.k}, mode {r.mode})",
+        f"  selected, in order: {', '.join(r.selected) if r.selected else '(none)'}",
+        f"  AC of the projection {r.ac}; k-anonymous for k = {r.kanon}",
+        f"  HamDist {r.hamdist:.4f} (all features {r.full_hamdist:.4f}); "
+        f"DistCnt {r.distcnt:.4f} (all features {r.full_distcnt:.4f})",
+    ]
+    if r.stopped_by:
+        lines.append(f"  stopped at {r.stopped_by}: adding it breaks the constraint (--mode skip passes over it)")
+    if r.skipped:
+        lines.append(f"  skipped {r.skipped} infeasible feature(s)")
+    lines.append(f"  verified by SQL: {'yes' if r.verified else 'no'}; seconds: {secs}")
+    _emit(args, r.to_dict(), "\n".join(lines))
+    return EXIT_OK
+
+
+def _ac(args: argparse.Namespace) -> int:
+    r = api.containment(args.db, args.table, class_column=args.class_column, key=args.key, features=args.features)
+    lines = [f"{r.table}: AC(D) = {r.ac} over {len(r.features)} features ({r.rows:,} rows, "
+             f"{r.distinct_masks:,} distinct containment sets); k-anonymous for k = {r.kanon}",
+             "  rows by AC(e), smallest first: " + ", ".join(f"{a}: {n:,}" for a, n in r.rows_by_ac.items())]
+    if r.distcnt is not None:
+        lines.append(f"  DistCnt {r.distcnt:.4f}, HamDist {r.hamdist:.4f}")
+    _emit(args, r.to_dict(), "\n".join(lines))
+    return EXIT_OK
+
+
 _COMMANDS = {"load": _load, "dataset": _dataset, "profile": _profile, "check": _check, "bin": _bin, "kanon": _kanon,
              "evaluate": _evaluate, "nbc": _nbc,
-             "protect": _protect}
+             "protect": _protect, "binarize": _binarize, "features": _features, "ac": _ac}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,2 @@
+-- Remove a published view that --replace overwrites.
+DROP VIEW $tbl

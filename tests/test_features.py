@@ -1,0 +1,344 @@
+"""Feature selection under k-anonymity by containment (Zhang et al. 2017): golden tests of the
+paper's examples on the pure algorithms, then the SQL job on both engines."""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from anonsql import catalog, cli
+from anonsql.errors import AnonsqlError
+from anonsql.features.spec import parse_spec
+from anonsql.features_job import ac_report, binarize, select_features, select_features_long
+
+from .conftest import table_rows
+from anonsql.features import (BinaryCounts, ac_dataset, cm_penalty, containment_supports, distcnt,
+                              feature_hamdist, frequent_itemsets, greedy_distcnt, greedy_hamdist, hamdist,
+                              kanon_dataset, maximal_itemsets, maximal_select)
+
+# Table 1: six users, keywords x1..x5, class +1 / -1 (C_1 = +1).
+TABLE1 = [[1, 0, 1, 0, 1], [1, 0, 1, 0, 1], [1, 0, 0, 1, 1], [1, 0, 1, 0, 1], [1, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
+LABELS1 = ["+1", "-1", "+1", "+1", "-1", "-1"]
+X = {f"x{j + 1}": j for j in range(5)}
+
+
+def sets(names: str) -> set[tuple[int, ...]]:
+    """'x1x2x5, x3' -> {(0, 1, 4), (2,)}."""
+    return {tuple(X["x" + p] for p in item.strip().split("x")[1:]) for item in names.split(",")}
+
+
+@pytest.fixture
+def toy() -> BinaryCounts:
+    return BinaryCounts.from_rows(TABLE1, LABELS1, "+1")
+
+
+def row_ac(rows):
+    """AC(e) of each row of a row-by-row table (row order kept)."""
+    m = np.asarray(rows, dtype=bool)
+    return containment_supports(m, np.ones(len(m), dtype=np.int64))
+
+
+def test_containment_set_and_ac_of_table1():
+    ac = row_ac(TABLE1)
+    assert [x for x, v in X.items() if TABLE1[0][v]] == ["x1", "x3", "x5"]  # CS(e1)
+    assert ac[0] == 4  # e1 is 4-AC: e2, e4 and e5 contain {x1, x3, x5}
+    assert ac[1] == 4  # the 4-AC group of e2 is {e1, e2, e4, e5}, no 5-AC group
+    assert ac[5] == 1  # CS(e6) = {x1, x2, x4, x5}: only e6 itself
+    assert ac.min() == 1
+
+
+def test_ac_of_dataset_and_projections(toy):
+    assert ac_dataset(toy) == 1  # AC(D) = 1
+    assert ac_dataset(toy, [X["x2"], X["x3"]]) == 1  # x2x3 ∉ F_2: CS(e5) = {x2, x3} alone
+    assert ac_dataset(toy, [X["x1"], X["x2"], X["x5"]]) == 2  # groups {e1..e6} and {e5, e6}
+    assert kanon_dataset(toy, list(range(5))) == 1  # e3 = 10011 is unique: not 2-anonymous
+    assert kanon_dataset(toy, [X["x3"], X["x4"], X["x5"]]) == 2  # Table 2, Feature Set-2
+    assert kanon_dataset(toy, [X["x1"], X["x2"], X["x5"]]) == 2  # Table 2, Feature Set-1
+
+
+def test_feasible_and_maximal_sets_of_table1(toy):
+    f2 = "x1, x2, x3, x4, x5, x1x2, x1x3, x1x4, x1x5, x2x5, x3x5, x4x5, x1x2x5, x1x3x5, x1x4x5"
+    assert set(frequent_itemsets(toy, 2)) == sets(f2)
+    assert set(maximal_itemsets(toy, 2)) == sets("x1x2x5, x1x3x5, x1x4x5")
+    for s in frequent_itemsets(toy, 2):  # Lemma 3: frequent => feasible
+        assert ac_dataset(toy, s) >= 2
+    # Lemma 3 is sufficient only: x3x4x5 is 2-AC (even 2-anonymous) but no row contains it.
+    assert ac_dataset(toy, [2, 3, 4]) == 2 and (2, 3, 4) not in frequent_itemsets(toy, 2)
+
+
+def test_hamdist_and_distcnt_of_table1(toy):
+    assert Fraction(hamdist(toy, [0, 1, 4])).limit_denominator(100) == Fraction(6, 9)
+    assert Fraction(hamdist(toy, [2, 3, 4])).limit_denominator(100) == Fraction(8, 9)
+    # x1x2x5: '101' vs '111' distinguishes all pairs but those of e2 with e1, e3, e4.
+    assert distcnt(toy, [0, 1, 4]) == pytest.approx(6 / 9)
+    # "associate 101 with +1 and 111 with -1: only 1 mistake out of 6" = the CM penalty.
+    assert cm_penalty(toy, [0, 1, 4]) == 1
+    assert distcnt(toy, []) == 0.0 and hamdist(toy, []) == 0.0
+
+
+def test_lemma1_counter_example():
+    d = BinaryCounts.from_rows([[1, 1], [1, 0], [1, 1]], ["a", "b", "a"], "a")
+    assert ac_dataset(d) == 2  # 2-AC ...
+    assert kanon_dataset(d, [0, 1]) == 1  # ... but (1, 0) is unique: not 2-anonymous
+
+
+def test_lemma2_downward_closure_on_random_data():
+    rng = np.random.default_rng(3)
+    rows = (rng.random((40, 8)) < 0.3).astype(int)
+    d = BinaryCounts.from_rows(rows, rng.integers(0, 2, 40), 1)
+    for _ in range(30):
+        big = sorted(rng.choice(8, size=5, replace=False).tolist())
+        small = big[:3]
+        assert ac_dataset(d, small) >= ac_dataset(d, big)
+
+
+def test_greedy_hamdist_stop_and_skip_on_table1(toy):
+    stop = greedy_hamdist(toy, 2)  # order x2 (6/9), x3, x4 (4/9), x1, x5 (0)
+    assert stop.selected == [X["x2"]] and stop.stopped_by == X["x3"]
+    skip = greedy_hamdist(toy, 2, mode="skip")
+    assert skip.selected == [X["x2"], X["x1"], X["x5"]] and skip.skipped == [X["x3"], X["x4"]]
+    assert ac_dataset(toy, skip.selected) >= 2
+    assert list(feature_hamdist(toy) * 9) == pytest.approx([0, 6, 4, 4, 0])
+
+
+def test_greedy_distcnt_on_table1(toy):
+    # x2 distinguishes 6 of 9 pairs (the best); then x3 would split e5 off alone (infeasible).
+    stop = greedy_distcnt(toy, 2)
+    assert stop.selected == [X["x2"]] and stop.stopped_by == X["x3"]
+    assert stop.gains == pytest.approx([6 / 9])
+    skip = greedy_distcnt(toy, 2, mode="skip")
+    assert skip.selected == [X["x2"]] and set(skip.skipped) == {X["x3"], X["x4"]}
+    # k = 1: x2 then x3; x4 = 1 - x3 here and x1, x5 are constant, so no further pair is
+    # distinguished: no positive gain ends the loop (Alg. 3 line 7's strict test).
+    free = greedy_distcnt(toy, 1)
+    assert free.selected == [X["x2"], X["x3"]] and free.stopped_by is None
+    assert distcnt(toy, free.selected) == pytest.approx(7 / 9)
+
+
+def test_kanon_privacy_is_stricter(toy):
+    r = greedy_hamdist(toy, 2, privacy="kanon", mode="skip")
+    assert kanon_dataset(toy, r.selected) >= 2
+    cm = greedy_distcnt(toy, 2, criterion="cm", mode="skip")
+    assert ac_dataset(toy, cm.selected) >= 2
+
+
+def test_maximal_picks_best_hamdist_of_m2(toy):
+    best, candidates = maximal_select(toy, 2, r=20)
+    assert best == [0, 1, 4] and set(candidates) == sets("x1x2x5, x1x3x5, x1x4x5")
+    assert maximal_select(toy, 7)[0] == []  # nothing has support 7
+
+
+def test_pyfim_miner_agrees_with_ours():
+    pytest.importorskip("fim")
+    rng = np.random.default_rng(2)
+    d = BinaryCounts.from_rows((rng.random((300, 15)) < 0.3).astype(int), rng.integers(0, 2, 300), 1)
+    assert maximal_itemsets(d, 4, "pyfim") == maximal_itemsets(d, 4, "anonsql")
+
+
+def test_greedy_matches_brute_force_feasibility_on_random_data():
+    rng = np.random.default_rng(11)
+    for trial in range(6):
+        rows = (rng.random((60, 12)) < 0.25).astype(int)
+        d = BinaryCounts.from_rows(rows, rng.integers(0, 2, 60), 1)
+        for privacy, check in (("ac", ac_dataset), ("kanon", kanon_dataset)):
+            for method in (greedy_hamdist, greedy_distcnt):
+                r = method(d, 3, privacy=privacy, mode="skip")
+                assert check(d, r.selected) >= 3
+                for x in r.skipped:  # infeasible when tried, so for the final superset (Lemma 2)
+                    assert check(d, r.selected + [x]) < 3
+
+
+# ---------------------------------------------------------------- the SQL job, both engines
+
+TOY_TABLE = {"id": list(range(1, 7)), **{f"x{j + 1}": [r[j] for r in TABLE1] for j in range(5)},
+             "cls": LABELS1}
+
+
+def test_ac_command_on_table1(engine, make_table):
+    make_table("toy", TOY_TABLE)
+    r = ac_report(engine, "toy", class_column="cls", key="id")
+    assert r.features == ["x1", "x2", "x3", "x4", "x5"] and r.rows == 6 and r.distinct_masks == 4
+    assert r.ac == 1 and r.kanon == 1  # AC(D) = 1
+    assert r.rows_by_ac == {1: 2, 2: 1, 4: 3}  # e5, e6 | e3 | e1, e2, e4
+    assert r.hamdist == pytest.approx(14 / 9) and r.distcnt == pytest.approx(7 / 9)
+    sub = ac_report(engine, "toy", class_column="cls", feature_names=["x3", "x4", "x5"])
+    assert sub.ac == 2 and sub.kanon == 2 and sub.hamdist == pytest.approx(8 / 9)
+    assert ac_report(engine, "toy", key="id", feature_names="x1,x2,x5".split(",")).ac == 2
+
+
+def test_features_job_writes_a_verified_view(engine, make_table):
+    make_table("toy", TOY_TABLE)
+    r = select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub")
+    assert r.verified and r.selected == ["x2", "x1", "x5"] and r.ac == 2 and r.kanon == 2
+    assert r.hamdist == pytest.approx(6 / 9) and r.skipped == 2 and r.stopped_by is None
+    assert r.full_hamdist == pytest.approx(14 / 9)
+    assert catalog.get_table(engine, "pub").column_names == ["x2", "x1", "x5", "cls"]
+    assert sorted(table_rows(engine, "pub")) == sorted((r_[1], r_[0], r_[4], c) for r_, c in zip(TABLE1, LABELS1))
+    stop = select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub", replace=True,
+                           materialize=True)
+    assert stop.selected == ["x2"] and stop.stopped_by == "x3" and stop.distcnt == pytest.approx(6 / 9)
+    assert catalog.get_table(engine, "pub").column_names == ["x2", "cls"]
+    m = select_features(engine, "toy", "cls", 2, key="id", method="maximal", out="pub2")
+    assert m.selected == ["x1", "x2", "x5"] and len(m.candidates) == 3
+    cm = select_features(engine, "toy", "cls", 2, key="id", method="cm", privacy="kanon", out="pub3")
+    assert cm.kanon >= 2
+
+
+def test_many_columns_use_several_mask_words(engine, make_table):
+    rng = np.random.default_rng(5)
+    d, n = 140, 30  # 3 words of 62 bits
+    rows = (rng.random((n, d)) < 0.15).astype(int)
+    rows[:, 130] = 1  # a feature in the last word shared by all
+    labels = ["a" if i % 3 else "b" for i in range(n)]
+    make_table("wide", {**{f"f{j}": rows[:, j].tolist() for j in range(d)}, "y": labels})
+    data = BinaryCounts.from_rows(rows, labels, "a")
+    rep = ac_report(engine, "wide", class_column="y")
+    assert rep.ac == ac_dataset(data) and rep.kanon == kanon_dataset(data, list(range(d)))
+    assert rep.distcnt == pytest.approx(distcnt(data, list(range(d))))
+    r = select_features(engine, "wide", "y", 2, method="distcnt", mode="skip", out="w2")
+    assert r.selected == [f"f{x}" for x in greedy_distcnt(data, 2, mode="skip").selected]
+    assert r.ac >= 2 and r.ac == ac_dataset(data, [int(c[1:]) for c in r.selected])
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(x3=[1, 0, 2, 1, 1, 0]), "other than 0 and 1"),
+    (dict(x3=[1, 0, None, 1, 1, 0]), "NULL"),
+    (dict(cls=["+1"] * 6), "exactly two classes"),
+    (dict(cls=["a", "b", "c", "a", "b", "c"]), "exactly two classes"),
+    (dict(x3=["1", "0", "0", "1", "1", "0"]), "features must be 0/1 numbers"),
+])
+def test_bad_input_is_one_error_and_changes_nothing(engine, make_table, change, message):
+    make_table("toy", {**TOY_TABLE, **change})
+    with pytest.raises(AnonsqlError, match=message):
+        select_features(engine, "toy", "cls", 2, key="id", out="pub")
+    assert catalog.find_table(engine, "pub") is None
+
+
+def test_bad_parameters(engine, make_table):
+    make_table("toy", TOY_TABLE)
+    for kwargs, message in [(dict(k=7), "larger than the table"), (dict(k=0), "k must be"),
+                            (dict(k=2, method="x"), "unknown method"), (dict(k=2, mode="x"), "unknown mode"),
+                            (dict(k=2, feature_names=["cls"]), "class or the key"),
+                            (dict(k=2, method="maximal", privacy="kanon"), "does not apply")]:
+        with pytest.raises(AnonsqlError, match=message):
+            select_features(engine, "toy", "cls", key="id", out="pub", **kwargs)
+        assert catalog.find_table(engine, "pub") is None
+    select_features(engine, "toy", "cls", 2, key="id", out="pub")
+    with pytest.raises(AnonsqlError, match="already exists"):
+        select_features(engine, "toy", "cls", 2, key="id", out="pub")
+
+
+def test_long_input_gives_the_same_selection(engine, make_table):
+    make_table("toy", TOY_TABLE)
+    people = {"id": list(range(1, 8)), "cls": LABELS1 + ["-1"]}  # id 7 has no item at all
+    pairs = [(i + 1, f"x{j + 1}") for i, r in enumerate(TABLE1) for j in range(5) if r[j]]
+    make_table("people", people)
+    make_table("items", {"id": [p[0] for p in pairs], "word": [p[1] for p in pairs]})
+    make_table("toy7", {**{c: v + ([7] if c == "id" else [0]) for c, v in TOY_TABLE.items() if c != "cls"},
+                        "cls": people["cls"]})
+    for method in ("hamdist", "distcnt", "maximal"):
+        wide = select_features(engine, "toy7", "cls", 2, key="id", method=method, mode="skip", out=f"w_{method}")
+        long = select_features_long(engine, "people", "items", "cls", "id", "word", 2, method=method, mode="skip",
+                                    out=f"l_{method}")
+        assert long.selected == wide.selected and long.ac == wide.ac and long.materialized
+        assert sorted(table_rows(engine, f"l_{method}")) == sorted(table_rows(engine, f"w_{method}"))
+    assert catalog.find_table(engine, "l_hamdist__items") is None  # the staging table is gone
+    with pytest.raises(AnonsqlError, match="larger than the table"):
+        select_features_long(engine, "people", "items", "cls", "id", "word", 8, out="l_bad")
+    assert catalog.find_table(engine, "l_bad") is None and catalog.find_table(engine, "l_bad__items") is None
+
+
+SPEC = """
+[[binary]]
+name = "young"
+column = "age"
+upper = 25
+[[binary]]
+name = "mid"
+column = "age"
+lower = 25
+upper = 35
+[[binary]]
+name = "old"
+column = "age"
+lower = 35
+[[binary]]
+name = "single"
+column = "marital"
+equals = "Never-married"
+[[binary]]
+name = "Select"
+column = "job"
+in = ["a b", "c"]
+"""
+
+
+def test_binarize_in_sql(engine, make_table):
+    make_table("people", {"id": [1, 2, 3, 4, 5], "age": [20, 25, 26, 35, None],
+                          "marital": ["Never-married", "x", None, "Never-married", "y"],
+                          "job": ["a b", "c", "d", None, "c"], "cls": ["p", "n", "p", "n", "p"]})
+    r = binarize(engine, "people", parse_spec(SPEC), "bin", keep=["id", "cls"])
+    assert r.columns == ["young", "mid", "old", "single", "Select"] and r.rows == 5
+    assert table_rows(engine, "bin") == [  # intervals are (lower, upper]; NULL cells give 0
+        (1, "p", 1, 0, 0, 1, 1), (2, "n", 1, 0, 0, 0, 1), (3, "p", 0, 1, 0, 0, 0),
+        (4, "n", 0, 1, 0, 1, 0), (5, "p", 0, 0, 0, 0, 1)]
+    assert r.ones == {"young": 2, "mid": 2, "old": 0, "single": 2, "Select": 3} and r.density == pytest.approx(9 / 25)
+    assert ac_report(engine, "bin", class_column="cls", key="id").rows == 5
+    with pytest.raises(AnonsqlError, match="already exists"):
+        binarize(engine, "people", parse_spec(SPEC), "bin", keep=["id", "cls"])
+    with pytest.raises(AnonsqlError, match="needs numbers"):
+        binarize(engine, "people", parse_spec(SPEC.replace('"age"', '"marital"')), "bin2")
+    assert catalog.find_table(engine, "bin2") is None
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'", "either lower/upper"),
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'\nlower = 3\nupper = 1", "must be below"),
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'\nequals = 1\nlower = 1", "either lower/upper"),
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'\nin = []", "non-empty list"),
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'\nupper = 1\n[[binary]]\nname = 'A'\ncolumn = 'b'\nupper = 2", "twice"),
+    ("[[binary]]\nname = 'a'\ncolumn = 'b'\nabove = 1", "unknown key"),
+    ("x = [", "not valid TOML"),
+    ("", "no .* entries"),
+])
+def test_bad_specs(text, message):
+    with pytest.raises(AnonsqlError, match=message):
+        parse_spec(text)
+
+
+def test_adult_spec_has_the_19_attributes_of_section_5_1():
+    from pathlib import Path
+    rules = parse_spec((Path(__file__).parents[1] / "benchmarks" / "adult_bins.toml").read_text())
+    per_column = {}
+    for r in rules:
+        per_column[r.column] = per_column.get(r.column, 0) + 1
+    assert len(rules) == 19 and per_column["age"] == 5 and per_column["education_num"] == 4
+    assert per_column["hours_per_week"] == 5
+    assert [(r.lower, r.upper) for r in rules if r.column == "age"] == [
+        (None, 25), (25, 35), (35, 45), (45, 55), (55, None)]
+
+
+def test_cli_end_to_end_on_adult(tmp_path, capsys):
+    """dataset -> binarize -> features (every method) -> ac, and one-line errors with exit 2."""
+    db = str(tmp_path / "d.duckdb")
+    spec = str(Path(__file__).resolve().parent.parent / "benchmarks" / "adult_bins.toml")
+    assert cli.main(["dataset", "--db", db, "adult"]) == 0
+    assert cli.main(["binarize", "--db", db, "--table", "adult", "--class", "income", "--spec", spec,
+                     "--out", "adult_bin"]) == 0
+    assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "5",
+                     "--method", "distcnt", "--out", "adult_pub", "--quiet"]) == 0
+    assert "verified by SQL: yes" in capsys.readouterr().out
+    assert cli.main(["ac", "--db", db, "--table", "adult_pub", "--class", "income", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ac"] >= 5
+    for extra in (["--method", "hamdist"], ["--method", "maximal"], ["--method", "cm"], ["--privacy", "kanon"]):
+        assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "5",
+                         "--out", "p_" + extra[1], "--quiet", *extra]) == 0
+    capsys.readouterr()
+    assert cli.main(["features", "--db", db, "--table", "adult", "--class", "income", "--k", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "features must be 0/1" in err and len(err.strip().splitlines()) == 1
+    assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "99999"]) == 2
+    assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "5",
+                     "--method", "nope"]) == 2
