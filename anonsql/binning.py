@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from sqlglot import exp
 
 from . import sql
-from .catalog import Table, find_table
+from .catalog import Table, output_table
 from .engine import Engine
 from .errors import AnonsqlError
 from .loading import drop_table
@@ -53,12 +53,7 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
     for name in by_column:
         if source.column(name).kind not in ("integer", "float", "decimal"):
             raise AnonsqlError(f"column '{name}' is {source.column(name).kind}, binning needs a numeric column")
-    target = sql.TableName.parse(out)
-    existing = find_table(engine, target)
-    if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):
-        raise AnonsqlError("--out names the source table; binning writes a new table")
-    if existing is not None and not replace:
-        raise AnonsqlError(f"output table {existing} already exists (use --replace to overwrite it)")
+    target, existing = output_table(engine, source, out, out, replace)
     items = []
     for name in source.column_names:
         spec = by_column.get(name)

@@ -113,3 +113,20 @@ def get_table(engine: Engine, name: str | sql.TableName) -> Table:
     if table is None:
         raise AnonsqlError(f"table not found: {name}")
     return table
+
+
+def output_table(engine: Engine, source: Table, out: str | None, default: str,
+                 replace: bool) -> tuple[sql.TableName, Table | None]:
+    """Where a job writes: `out` (or `default` beside the source) and the table it replaces.
+
+    Writing over the source is refused (jobs that can rewrite in place say so with their
+    own flag), and an existing output needs `replace`; the caller drops the returned table
+    inside its own transaction, so a failed run leaves it in place.
+    """
+    ref = sql.TableName.parse(out) if out else sql.TableName(default, source.schema if source.qualified else None)
+    existing = find_table(engine, ref)
+    if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):
+        raise AnonsqlError(f"the output would overwrite the source table {source}")
+    if existing is not None and not replace:
+        raise AnonsqlError(f"output table {existing} already exists (use --replace to overwrite it)")
+    return ref, existing

@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from . import features, inputs, sql, stats
 from .features import spec
-from .catalog import Table, find_table, get_table
+from .catalog import Table, find_table, get_table, output_table
 from .engine import Engine
 from .errors import AnonsqlError
 from .loading import drop_table
@@ -308,14 +308,7 @@ def _empty_projection(rows: int) -> Containment:
 def _target(engine: Engine, source: Table, out: str | None, replace: bool, k: int
             ) -> tuple[sql.TableName, Table | None]:
     """The output's name (default <table>_ac<k> beside the source) and what it replaces."""
-    default = sql.TableName(f"{source.name}_ac{k}", source.schema if source.qualified else None)
-    ref = sql.TableName.parse(out) if out else default
-    existing = find_table(engine, ref)
-    if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):
-        raise AnonsqlError(f"--out names the source table {source}")
-    if existing is not None and not replace:
-        raise AnonsqlError(f"output {existing} already exists (use --replace to overwrite it)")
-    return ref, existing
+    return output_table(engine, source, out, f"{source.name}_ac{k}", replace)
 
 
 def _drop(engine: Engine, table: Table) -> None:
@@ -416,12 +409,9 @@ def binarize(engine: Engine, table: str, rules: Sequence[spec.BinaryRule], out: 
         if rule.is_range and kinds[col] not in _NUMERIC_KINDS:
             raise AnonsqlError(f"'{rule.name}': interval on column '{col}' of type {kinds[col]} (needs numbers)")
         items.append(exp.alias_(_rule_expr(rule, col), sql.ident(rule.name)))
-    target = sql.TableName.parse(out)
+    target, existing = output_table(engine, tab, out, out, replace)
     with engine.transaction():
-        existing = find_table(engine, target)
         if existing is not None:
-            if not replace:
-                raise AnonsqlError(f"output {existing} already exists (use --replace to overwrite it)")
             _drop(engine, existing)
         engine.execute(*sql.render("create_table_as", engine.dialect, out=target.expr, src=tab.expr, item=items))
         written = get_table(engine, target)

@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import kanon, sql, stats, verify
-from .catalog import Table, find_table, get_table
+from .catalog import Table, get_table, output_table
 from .engine import Engine
 from .errors import AnonsqlError
 from .loading import drop_table
@@ -159,14 +159,7 @@ def _target(engine: Engine, source: Table, out: str | None, in_place: bool, repl
         if out:
             raise AnonsqlError("--out and --in-place exclude each other")
         return sql.TableName(source.name, source.schema if source.qualified else None), None
-    default = sql.TableName(f"{source.name}_k{k}", source.schema if source.qualified else None)
-    ref = sql.TableName.parse(out) if out else default
-    existing = find_table(engine, ref)
-    if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):
-        raise AnonsqlError(f"--out names the source table {source}; use --in-place to rewrite it")
-    if existing is not None and not replace:
-        raise AnonsqlError(f"output table {existing} already exists (use --replace to overwrite it)")
-    return ref, existing
+    return output_table(engine, source, out, f"{source.name}_k{k}", replace)
 
 
 def _script_header(source: Table, target: sql.TableName, k: int, cost: str, seed: int) -> str:

@@ -124,7 +124,7 @@ def test_class_smaller_than_k_still_reaches_k(db, engine, make_table):
     (dict(qi="zip,cls"), "also listed as a quasi-identifier"),
     (dict(qi="sex", class_column="zip"), "class column 'zip' has 1 NULL"),
     (dict(qi="zip,nope"), "unknown column 'nope'"),
-    (dict(out="t"), "names the source table"),
+    (dict(out="t"), "would overwrite the source table"),
     (dict(out="other"), "already exists"),
     (dict(out="x", in_place=True), "exclude each other"),
 ])
