@@ -23,6 +23,7 @@ from .features.spec import parse_spec as parse_binary_spec
 from .features_job import AcReport, BinarizeReport, FeaturesReport
 from .nbc_job import CheckReport, PublishReport, VerifyReport, ViewsReport
 from .protect_job import ProtectReport, protect_table, read_cells_csv
+from .taxonomy_job import TaxonomyReport, load_taxonomy as _load_taxonomy, read_taxonomy
 from .profile import Profile, profile_table
 from .verify import KAnonymityCheck, k_anonymity
 
@@ -180,18 +181,21 @@ def protect(db: str | Engine, table: str, key: str, *, method: str = "dropp", ta
             rows: Sequence[str] | str | None = None, cells: Sequence[tuple[str, str]] | None = None,
             predictors: Sequence[str] | str | None = None, top_k: int = 2, seed: int = 0,
             out: str | None = None, in_place: bool = False, replace: bool = False,
-            delete_rows: bool = False) -> ProtectReport:
+            delete_rows: bool = False, taxonomies: dict[str, str] | str | None = None) -> ProtectReport:
     """Hide confidential cells so that naive Bayes / ID3 no longer predict them (Hintoglu 2011).
 
     Cells are `target` in the rows whose `key` is in `rows`, or the (key, column) pairs of
     `cells`. Writes a new table (`out`, default <table>_protected) or, with `in_place`, the
-    source, plus <out>_changes, in one transaction verified by SQL before returning.
+    source, plus <out>_changes, in one transaction verified by SQL before returning. The
+    generalization methods (decp-g, incp-g, dropp-g, hid3-g, e-decp-g, e-dropp-g) take
+    `taxonomies`, column -> stored taxonomy name (or 'attr=name,...'), the target's at least.
     """
     with _open(db) as engine:
         return protect_table(engine, table, key, method=method, target=target,
                              rows=None if rows is None else inputs.split_names(rows), cells=cells,
                              predictors=inputs.split_names(predictors) or None, top_k=top_k, seed=seed,
-                             out=out, in_place=in_place, replace=replace, delete_rows=delete_rows)
+                             out=out, in_place=in_place, replace=replace, delete_rows=delete_rows,
+                             taxonomies=taxonomies)
 
 
 def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column: str | None = None,
@@ -235,3 +239,17 @@ def containment(db: str | Engine, table: str, *, class_column: str | None = None
     with _open(db) as engine:
         return _features_job.ac_report(engine, table, class_column=class_column, key=key,
                                        feature_names=inputs.split_names(features))
+
+
+def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None, table: str | None = None,
+                  replace: bool = False) -> TaxonomyReport:
+    """Validate a taxonomy (a TOML/JSON file, or a table with value and parent columns) and
+    store it as `name` in anonsql_taxonomies, for the -g methods of protect."""
+    with _open(db) as engine:
+        return _load_taxonomy(engine, name, file=file, table=table, replace=replace)
+
+
+def taxonomy_show(db: str | Engine, name: str) -> list[tuple[str, str | None]]:
+    """The stored taxonomy `name` as (value, parent) rows in pre-order (the root's parent None)."""
+    with _open(db) as engine:
+        return read_taxonomy(engine, name).rows()

@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cells", metavar="CSV", help="file of key,column pairs, one confidential cell per line "
                    "(instead of --target/--rows)")
     p.add_argument("--method", default="dropp", help="decp, incp, dropp (default), hid3, hid3+decp, hid3+incp, "
-                   "hid3+dropp, e-decp, e-dropp, nrd")
+                   "hid3+dropp, e-decp, e-dropp, nrd; generalizing (with --taxonomy): decp-g, incp-g, dropp-g, "
+                   "hid3-g, e-decp-g, e-dropp-g")
     p.add_argument("--predictors", help="comma-separated columns the classifiers use (default: all but the key "
                    "and the target)")
     p.add_argument("--top-k", type=int, default=2, help="draw the random next best guess among the k most "
@@ -188,9 +189,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delete-rows", action="store_true", help="remove the tuples an algorithm had to delete "
                    "(default: keep them with every cell but the key NULL)")
     p.add_argument("--report", metavar="FILE", help="also write the JSON report (every changed cell) to FILE")
+    p.add_argument("--taxonomy", metavar="ATTR=NAME,...", help="generalization methods (decp-g, incp-g, "
+                   "dropp-g, hid3-g, e-decp-g, e-dropp-g): the stored taxonomy of each column to generalize "
+                   "along, the target's at least (see 'anonsql taxonomy load')")
+    _add_taxonomy_parser(sub)
 
     _features_parsers(sub)
     return parser
+
+
+def _add_taxonomy_parser(sub) -> None:
+    """`anonsql taxonomy load|show`: value generalization hierarchies stored in the database."""
+    p = sub.add_parser("taxonomy", help="store a value generalization hierarchy (for protect's -g methods)",
+                       description="Taxonomies (one rooted tree of labels per attribute) live in the table "
+                       "anonsql_taxonomies(taxonomy, position, value, parent), so a run that generalizes "
+                       "along them can be repeated from the database alone.")
+    tsub = p.add_subparsers(dest="taxonomy_command", required=True, parser_class=_Parser,
+                            metavar="TAXONOMY_COMMAND")
+    q = tsub.add_parser("load", help="validate a taxonomy and store it",
+                        description="Validate a taxonomy (one root, no cycle, every label once) and store it. "
+                        "File form (TOML or JSON), one key, the root; a node is a list of leaves or a table "
+                        "of children, e.g. TOML: [Any] / Low = [1, 2] / [Any.Mid-High] / 3 = [] / "
+                        "High = [4, 5].",
+                        epilog="example: anonsql taxonomy load --db demo.duckdb --name severity "
+                        "--file severity.toml")
+    _common(q, table_help=None)
+    q.add_argument("--name", required=True, help="the name protect --taxonomy refers to")
+    src = q.add_mutually_exclusive_group(required=True)
+    src.add_argument("--file", help="a .toml or .json file with the nested form")
+    src.add_argument("--from-table", metavar="TABLE", help="a table with columns value and parent "
+                     "(NULL parent: the root)")
+    q.add_argument("--replace", action="store_true", help="replace a stored taxonomy of that name")
+    q = tsub.add_parser("show", help="print a stored taxonomy", description="Print a stored taxonomy as an "
+                        "indented tree (--json: its (value, parent) rows).")
+    _common(q, table_help=None)
+    q.add_argument("--name", required=True, help="the stored taxonomy's name")
 
 
 def _common(p: argparse.ArgumentParser, table_help: str | None = "table name (name or schema.name)") -> None:
@@ -418,7 +451,8 @@ def _protect(args: argparse.Namespace) -> int:
     cells = api.read_cells_csv(args.cells) if args.cells else None
     r = api.protect(args.db, args.table, args.key, method=args.method, target=args.target, rows=args.rows,
                     cells=cells, predictors=args.predictors, top_k=args.top_k, seed=args.seed, out=args.out,
-                    in_place=args.in_place, replace=args.replace, delete_rows=args.delete_rows)
+                    in_place=args.in_place, replace=args.replace, delete_rows=args.delete_rows,
+                    taxonomies=args.taxonomy)
     if args.report:
         with open(args.report, "w") as fh:
             json.dump(r.to_dict(), fh, indent=2, default=str)
@@ -426,13 +460,15 @@ def _protect(args: argparse.Namespace) -> int:
     for c in r.cells:
         lines.append(f"  {r.key} = {c.key}, {c.column}: {c.status}; predicted {c.prediction_before}, "
                      f"now {c.prediction_after}; "
-                     f"{c.side_effects} other cell(s) hidden" + ("; TUPLE DELETED" if c.deleted else ""))
+                     f"{c.side_effects} other cell(s) {'generalized' if r.taxonomies else 'hidden'}"
+                     + ("; TUPLE DELETED" if c.deleted else ""))
     m = r.metrics
     lines.append(f"  changed cells {r.changed_cells:,}; deleted tuples {r.deleted_tuples}"
                  + (" (rows removed)" if r.rows_removed else " (kept, all cells NULL)" if r.deleted_tuples else ""))
     lines.append(f"  sum KL {m['sum_kl_distance']:.4f}; avg change MI {m['avg_change_mutual_information']}; "
                  f"sum cond. entropy {m['sum_conditional_entropy']:.4f}")
-    lines.append("  verified by SQL: every cell hidden and no longer predicted" if r.verified else "  NOT verified")
+    done = "generalized" if r.taxonomies else "hidden"
+    lines.append(f"  verified by SQL: every cell {done} and no longer predicted" if r.verified else "  NOT verified")
     _emit(args, r.to_dict(), "\n".join(lines))
     return EXIT_OK
 
@@ -538,9 +574,25 @@ def _ac(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _taxonomy(args: argparse.Namespace) -> int:
+    if args.taxonomy_command == "load":
+        r = api.taxonomy_load(args.db, args.name, file=args.file, table=args.from_table, replace=args.replace)
+        _emit(args, r.to_dict(), f"taxonomy {r.name!r} {'replaced' if r.replaced else 'stored'} in {r.store}: "
+              f"{r.nodes} nodes, {r.leaves} leaves, height {r.height}, root {r.root!r}")
+        return EXIT_OK
+    rows = api.taxonomy_show(args.db, args.name)
+    depth: dict[str, int] = {}
+    lines = []
+    for value, parent in rows:
+        depth[value] = 0 if parent is None else depth[parent] + 1
+        lines.append("  " * depth[value] + value)
+    _emit(args, {"name": args.name, "rows": [list(r) for r in rows]}, "\n".join(lines))
+    return EXIT_OK
+
+
 _COMMANDS = {"load": _load, "dataset": _dataset, "profile": _profile, "check": _check, "bin": _bin, "kanon": _kanon,
              "evaluate": _evaluate, "nbc": _nbc,
-             "protect": _protect, "binarize": _binarize, "features": _features, "ac": _ac}
+             "protect": _protect, "taxonomy": _taxonomy, "binarize": _binarize, "features": _features, "ac": _ac}
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ predicted. A failed check rolls everything back before the error is raised.
 "Delete" (the algorithms' fallback, and the NRD baseline) means what NRD does: every cell of
 the tuple except the key becomes NULL; the row stays, so it is reported and never silently
 dropped. `delete_rows=True` removes such rows instead.
+
+The -g methods (Chapter 4) generalize instead: cells are rewritten as the label of a taxonomy
+node (stored by `taxonomy load`), a column receiving labels is turned into text first, and
+the check re-trains the partial-count naive Bayes of Def. 4.1 from SQL counts.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import csv
 import time
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,8 +32,12 @@ from .engine import Engine
 from .errors import AnonsqlError
 from .inference import id3, metrics
 from .inference.deletion import COIN_KEPT, DELETED, NU, Cell, Problem, SeededChance
+from .inference.generalization import GProblem, id3_g_predicts
 from .inference.naive_bayes import is_predicted
-from .inference.protect import CLASSIFIERS, NAMES, suppress_cells
+from .inference.partial_counts import estimate
+from .inference.protect import CLASSIFIERS, GENERALIZING, NAMES, suppress_cells, suppress_cells_g
+from .inference.taxonomy import Taxonomy
+from .taxonomy_job import parse_assignment, read_taxonomies
 
 DECISIONS = "anonsql_protect_decisions"
 DELETED_ROWS = "anonsql_protect_deleted"
@@ -46,7 +54,7 @@ class CellReport:
     # before: with all confidential cells hidden, after: on the published table
     prediction_before: dict[str, list[Any]]
     prediction_after: dict[str, list[Any]]
-    side_effects: int  # other cells this cell's runs hid
+    side_effects: int  # other cells this cell's runs hid (or generalized)
     next_best_guess: Any = None
     runs: int = 0
 
@@ -67,6 +75,7 @@ class ProtectReport:
     changed_cells: int  # rows of the changes table: the direct distance (Def. 2.6)
     deleted_tuples: int
     rows_removed: bool
+    taxonomies: dict[str, str] = field(default_factory=dict)  # column -> stored taxonomy (-g methods)
     verified: bool = False
     # Section 2.4 between source and output: direct_distance, sum_kl_distance,
     # avg_change_mutual_information, sum_conditional_entropy (counts from SQL)
@@ -172,19 +181,63 @@ def validate(engine: Engine, source: Table, key: str, method: str, *, target: st
 def protect_table(engine: Engine, table: str, key: str, *, method: str = "dropp", target: str | None = None,
                   rows: Sequence[str] | None = None, cells: Sequence[tuple[str, str]] | None = None,
                   predictors: Sequence[str] | None = None, top_k: int = 2, seed: int = 0, out: str | None = None,
-                  in_place: bool = False, replace: bool = False, delete_rows: bool = False) -> ProtectReport:
-    """Validate, decide and write (the body of anonsql.api.protect, on an open engine)."""
+                  in_place: bool = False, replace: bool = False, delete_rows: bool = False,
+                  taxonomies: Mapping[str, str] | str | None = None) -> ProtectReport:
+    """Validate, decide and write (the body of anonsql.api.protect, on an open engine);
+    `taxonomies` (column -> stored taxonomy name, or `attr=name,...`) go with the -g methods."""
     source = get_table(engine, table)
     inp, frame = validate(engine, source, key, method, target=target, rows=rows, cells=cells,
                           predictors=predictors, top_k=top_k)
+    assignment = parse_assignment(taxonomies)
+    if method not in GENERALIZING:
+        if assignment:
+            raise AnonsqlError(f"--taxonomy goes with the generalization methods ({', '.join(GENERALIZING)}), "
+                               f"not {method}")
+        return run_protect(engine, source, inp, frame, method=method, top_k=top_k, seed=seed, out=out,
+                           in_place=in_place, replace=replace, delete_rows=delete_rows)
+    taxes = validate_taxonomies(engine, source, inp, frame, assignment)
     return run_protect(engine, source, inp, frame, method=method, top_k=top_k, seed=seed, out=out,
-                       in_place=in_place, replace=replace, delete_rows=delete_rows)
+                       in_place=in_place, replace=replace, delete_rows=delete_rows, taxonomies=taxes)
+
+
+def _text(v: Any) -> str:
+    """A data value as the text a taxonomy label is matched with: 4, '4' and 4.0 are all '4'
+    (an integer column with NULLs reaches pandas as floats)."""
+    v = _plain(v)
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+
+
+def validate_taxonomies(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame,
+                        assignment: Mapping[str, str]) -> dict[str, Taxonomy]:
+    """The -g methods' user errors: a taxonomy per target, only for used columns, stored, holding
+    every value of its column; each confidential value a leaf below the root."""
+    if not assignment:
+        raise AnonsqlError("the generalization methods need --taxonomy attr=name,... (at least the target's)")
+    named = {source.column(c).name: name for c, name in assignment.items()}
+    unused = [c for c in named if c not in inp.columns]
+    if unused:
+        raise AnonsqlError(f"--taxonomy names column(s) {', '.join(unused)} that are neither a target nor a predictor")
+    missing = [t for t in inp.targets if t not in named]
+    if missing:
+        raise AnonsqlError(f"target column(s) {', '.join(missing)} need a taxonomy (--taxonomy {missing[0]}=name)")
+    taxes = read_taxonomies(engine, named)
+    for c, tax in taxes.items():
+        col = frame.iloc[:, 1 + inp.columns.index(c)]
+        tax.check_values(c, list(dict.fromkeys(_text(v) for v in col if not pd.isna(v))))
+    for i, c in inp.cells:
+        node = taxes[c].index(_text(frame.iloc[i, 1 + inp.columns.index(c)]))
+        if taxes[c].children[node] or node == 0:
+            raise AnonsqlError(f"cell ({inp.key} = {_plain(frame.iloc[i, 0])}, {c}) holds "
+                               f"{taxes[c].labels[node]!r}, not a leaf below the root of taxonomy "
+                               f"{taxes[c].name!r}: there is no confidential value to generalize")
+    return taxes
 
 
 def run_protect(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame, *, method: str, top_k: int,
                 seed: int, out: str | None, in_place: bool, replace: bool, delete_rows: bool,
-                max_runs: int = 3) -> ProtectReport:
-    """Decide in memory, then write back and verify in one transaction (see module docstring)."""
+                max_runs: int = 3, taxonomies: dict[str, Taxonomy] | None = None) -> ProtectReport:
+    """Decide in memory, then write back and verify in one transaction (see module docstring);
+    with `taxonomies` (the -g methods) those columns are coded by taxonomy node."""
     seconds: dict[str, float] = {}
     target, replaced = _output(engine, source, out, in_place, replace)
     changes_name = sql.TableName(f"{target.name}_changes", target.schema)
@@ -194,23 +247,30 @@ def run_protect(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame,
 
     start = time.perf_counter()
     keys = frame.iloc[:, 0].tolist()
-    coded = [stats.encode(frame.iloc[:, 1 + j]) for j in range(len(inp.columns))]
+    taxes = [None if taxonomies is None else taxonomies.get(c) for c in inp.columns]
+    coded = [stats.encode(frame.iloc[:, 1 + j]) if tax is None else _encode_nodes(frame.iloc[:, 1 + j], tax)
+             for j, tax in enumerate(taxes)]
     X = np.column_stack([c for c, _ in coded]).astype(np.int64)
     values = [v for _, v in coded]
     col = {c: j for j, c in enumerate(inp.columns)}
     original = X.copy()
-    problem = Problem(X, [len(v) for v in values], {col[t]: [col[c] for c in inp.predictors[t]] for t in inp.targets},
-                      k=top_k)
+    domains, preds = [len(v) for v in values], {col[t]: [col[c] for c in inp.predictors[t]] for t in inp.targets}
     cells = [Cell(i, col[c], int(X[i, col[c]])) for i, c in inp.cells]
-    results = suppress_cells(problem, cells, method, SeededChance(seed), max_runs=max_runs)
+    if taxonomies is None:
+        results = suppress_cells(Problem(X, domains, preds, k=top_k), cells, method, SeededChance(seed),
+                                 max_runs=max_runs)
+    else:
+        results = suppress_cells_g(GProblem(X, domains, preds, k=top_k, taxonomies=taxes), cells, method,
+                                   SeededChance(seed), max_runs=max_runs)
     seconds["algorithm"] = time.perf_counter() - start
 
-    decided = np.argwhere((original != NU) & (X == NU))
+    decided = np.argwhere((original != NU) & (X != original))
     deleted_rows = sorted({r.cell.row for r in results if r.status == DELETED})
     extra = [c for c in source.column_names if c != inp.key and c not in col]
     decisions = pd.DataFrame(
-        [(keys[i], inp.columns[j]) for i, j in decided.tolist()] + [(keys[i], c) for i in deleted_rows for c in extra],
-        columns=["row_key", "column_name"])
+        [(keys[i], inp.columns[j], None if X[i, j] == NU else values[j][X[i, j]]) for i, j in decided.tolist()]
+        + [(keys[i], c, None) for i in deleted_rows for c in extra],
+        columns=["row_key", "column_name", "new_value"])
 
     def value(j: int, code: int) -> Any:
         return None if code == NU else _plain(values[j][code])
@@ -223,13 +283,13 @@ def run_protect(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame,
             suppressed=r.status not in (COIN_KEPT, DELETED), deleted=r.status == DELETED,
             prediction_before={c: [value(j, x) for x in v] for c, v in r.before.items()},
             prediction_after={c: [value(j, x) for x in v] for c, v in r.after.items()},
-            side_effects=sum(1 for c in r.changes if c != (r.cell.row, j)),
+            side_effects=len(set(r.changes) - {(r.cell.row, j)}),  # a cell generalized twice counts once
             next_best_guess=None if r.next_best is None else value(j, r.next_best), runs=r.runs))
     report = ProtectReport(
         table=str(source), out=str(target), changes_table=str(changes_name), in_place=in_place, key=inp.key,
         method=method, top_k=top_k, seed=seed, predictors=inp.predictors, rows=len(keys), cells=reports,
         changed_cells=0, deleted_tuples=len(deleted_rows), rows_removed=delete_rows and bool(deleted_rows),
-        seconds=seconds)
+        taxonomies={c: t.name for c, t in (taxonomies or {}).items()}, seconds=seconds)
 
     with engine.transaction():
         start = time.perf_counter()
@@ -241,21 +301,30 @@ def run_protect(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame,
         before = _distributions(engine, source.expr, published)
         if not in_place:
             engine.execute(*sql.render("copy_table", engine.dialect, out=target.expr, src=source.expr))
-        _write_back(engine, source, target, changes_name, inp.key, decisions,
-                    [keys[i] for i in deleted_rows] if delete_rows else [])
+        removed = [keys[i] for i in deleted_rows] if delete_rows else []
+        if taxonomies is None:
+            _write_back(engine, source, target, changes_name, inp.key, decisions[["row_key", "column_name"]],
+                        removed)
+        else:
+            _write_back_g(engine, source, target, changes_name, inp.key, decisions, removed)
         seconds["rewrite"] = time.perf_counter() - start
 
         start = time.perf_counter()
         decided_cells = {(str(k), c) for k, c in zip(decisions["row_key"], decisions["column_name"]) if c in col}
-        problems = _verify(engine, target, changes_name, inp, values, keys, results, method, decided_cells,
-                           deleted_rows, delete_rows, source.column_names)
+        if taxonomies is None:
+            problems = _verify(engine, target, changes_name, inp, values, keys, results, method, decided_cells,
+                               deleted_rows, delete_rows, source.column_names)
+        else:
+            problems = _verify_g(engine, target, changes_name, inp, taxonomies, values, keys, results, method,
+                                 decisions, deleted_rows, delete_rows, source.column_names)
         seconds["verify"] = time.perf_counter() - start
         if problems:
             raise AnonsqlError("verification failed, nothing was changed: " + "; ".join(problems))
         changes = engine.fetch_df(*sql.render("protect_changes_list", engine.dialect, changes=changes_name.expr))
         start = time.perf_counter()
         report.metrics = _metrics(engine, before, _distributions(engine, target.expr, published), changes_name,
-                                  published, len(keys), len(changes), len(deleted_rows) if delete_rows else 0)
+                                  published, len(keys), len(changes), len(deleted_rows) if delete_rows else 0,
+                                  generalized=taxonomies is not None)
         seconds["metrics"] = time.perf_counter() - start
     report.verified = True
     report.changed_cells = len(changes)
@@ -310,6 +379,161 @@ def _write_back(engine: Engine, source: Table, out: sql.TableName, changes: sql.
         engine.execute(*sql.render("protect_delete_rows", d, out=out.expr, deleted=gone, key=k))
     for tbl in (dec, gone):
         engine.execute(*sql.render("drop_temp_table", d, tbl=tbl))
+
+
+def _encode_nodes(series: pd.Series, tax: Taxonomy) -> tuple[np.ndarray, np.ndarray]:
+    """A column coded by taxonomy node (ν = -1), with the labels as its value dictionary."""
+    codes = np.array([NU if pd.isna(v) else tax.index(_text(v)) for v in series], dtype=np.int64)
+    return codes, np.array(tax.labels, dtype=object)
+
+
+def _write_back_g(engine: Engine, source: Table, out: sql.TableName, changes: sql.TableName, key: str,
+                  decisions: pd.DataFrame, removed: list) -> None:
+    """The -g write-back: columns receiving labels become text, the old and new values are
+    recorded, then one UPDATE per column writes the labels and one the NULLs of deleted tuples."""
+    d = engine.dialect
+    dec, gone = sql.TableName(DECISIONS).expr, sql.TableName(DELETED_ROWS).expr
+    k = sql.column(key)
+    engine.execute(*sql.render("protect_changes_table", d, changes=changes.expr, tbl=source.expr, key=k))
+    engine.execute(*sql.render("drop_temp_table", d, tbl=dec))
+    engine.execute(*sql.render("taxonomy_decisions_table", d, decisions=dec, tbl=source.expr, key=k))
+    if len(decisions):
+        engine.insert_rows(dec.sql(d), "row_key, column_name, new_value", decisions.astype(object))
+    engine.execute(*sql.render("drop_temp_table", d, tbl=gone))
+    engine.execute(*sql.render("protect_key_table", d, decisions=gone, tbl=source.expr, key=k))
+    if removed:
+        engine.insert_rows(gone.sql(d), "row_key, column_name",
+                           pd.DataFrame({"row_key": removed, "column_name": None}).astype(object))
+    names = list(dict.fromkeys(decisions["column_name"]))
+    labelled = set(decisions.loc[decisions["new_value"].notna(), "column_name"])
+    for name in names:
+        if name in labelled and source.column(name).kind != "text":
+            engine.execute(*sql.render("taxonomy_column_text", d, out=out.expr, col=sql.ident(name)))
+        engine.execute(*sql.render("taxonomy_record_changes", d, changes=changes.expr, out=out.expr,
+                                   decisions=dec, key=k, col=sql.column(name), col_name=name))
+    for name in names:
+        for update in ("taxonomy_generalize_cells", "taxonomy_null_cells"):
+            engine.execute(*sql.render(update, d, out=out.expr, decisions=dec, key=k, col=sql.ident(name),
+                                       col_name=name))
+    if removed:
+        engine.execute(*sql.render("protect_delete_rows", d, out=out.expr, deleted=gone, key=k))
+    for tbl in (dec, gone):
+        engine.execute(*sql.render("drop_temp_table", d, tbl=tbl))
+
+
+def _verify_g(engine: Engine, out: sql.TableName, changes: sql.TableName, inp: _Input,
+              taxonomies: dict[str, Taxonomy], values: list[np.ndarray], keys: list, results: list, method: str,
+              decisions: pd.DataFrame, deleted_rows: list[int], removed: bool, all_columns: list[str]) -> list[str]:
+    """The -g check, from SQL over the written table: the changes table lists exactly the
+    decided cells, each written cell holds its new value, a label is a strict ancestor of
+    the old value, every confidential cell is generalized (or its tuple deleted), and the
+    partial-count naive Bayes of Def. 4.1 re-trained from SQL counts (HID3-G: the ID3 tree
+    re-trained on the table read back) misses it."""
+    d, problems = engine.dialect, []
+    published = [c for c in all_columns if c != inp.key]
+    text, params = sql.render("protect_rows", d, tbl=out.expr, key=sql.column(inp.key), col=sql.columns(published))
+    frame = engine.fetch_df(text, params)
+    at = {str(v): i for i, v in enumerate(frame.iloc[:, 0].tolist())}
+    listed = engine.fetch_df(*sql.render("protect_changes_list", d, changes=changes.expr))
+    change = {(str(k), c): (o, None if pd.isna(n) else n)
+              for k, c, o, n in zip(listed["key"], listed["column_name"], listed["old_value"], listed["new_value"])}
+    decided = {(str(k), c) for k, c in zip(decisions["row_key"], decisions["column_name"])}
+    if decided != set(change):
+        problems.append(f"the changes table lists {len(set(change) ^ decided)} cell(s) other than the decided ones")
+    for (k, c), (old, new) in change.items():
+        if k not in at:
+            continue
+        now = frame.iloc[at[k]][c]
+        if (None if pd.isna(now) else _text(now)) != new:
+            problems.append(f"cell ({inp.key} = {k}, {c}) holds {_plain(now)!r}, not {new!r}")
+        elif new is not None:
+            tax = taxonomies.get(c)
+            if tax is None or tax.find(new) is None or tax.find(old) is None \
+                    or not tax.is_descendant(tax.index(old), tax.index(new)):
+                problems.append(f"cell ({inp.key} = {k}, {c}): {new!r} is not a generalization of its value")
+    deleted = {str(keys[i]) for i in deleted_rows}
+    for r in results:
+        k, name = str(keys[r.cell.row]), inp.columns[r.cell.target]
+        if k not in at:
+            if not (removed and k in deleted):
+                problems.append(f"row {inp.key} = {k} is missing")
+            continue
+        if (k, name) not in change:
+            problems.append(f"cell ({inp.key} = {k}, {name}) is not generalized")
+        if k in deleted and not frame.iloc[at[k], 1:].isna().all():
+            problems.append(f"deleted tuple {inp.key} = {k} still has values")
+    if removed and deleted & set(at):
+        problems.append("a tuple that had to be deleted is still in the table")
+    checked = [r for r in results if r.status not in (COIN_KEPT, DELETED)]
+    if "id3" in CLASSIFIERS[method]:
+        taxes = [taxonomies.get(c) for c in inp.columns]
+        codes = [None if tax else {_text(v): n for n, v in enumerate(values[j])} for j, tax in enumerate(taxes)]
+        Xo = np.column_stack([[NU if pd.isna(v) else (tax.index(_text(v)) if tax else codes[j][_text(v)])
+                               for v in frame[c]] for j, (c, tax) in enumerate(zip(inp.columns, taxes))])
+        for r in checked:
+            k, t = str(keys[r.cell.row]), r.cell.target
+            view = GProblem(Xo, [len(v) for v in values], {t: [inp.columns.index(c) for c in
+                                                               inp.predictors[inp.columns[t]]]}, taxonomies=taxes)
+            if id3_g_predicts(view, Cell(at[k], t, r.cell.value)):
+                problems.append(f"ID3 still predicts cell ({inp.key} = {k}, {inp.columns[t]})")
+    for t in {inp.columns[r.cell.target] for r in checked} if "nb" in CLASSIFIERS[method] else ():
+        scorer = _sql_naive_bayes_g(engine, out, t, inp.predictors[t], taxonomies)
+        for r in (r for r in checked if inp.columns[r.cell.target] == t):
+            k = str(keys[r.cell.row])
+            scores = scorer(frame.iloc[at[k]])
+            truth = change[(k, t)][0] if (k, t) in change else None
+            if truth in scores and all(scores[truth] > x for v, x in scores.items() if v != truth):
+                problems.append(f"naive Bayes still predicts cell ({inp.key} = {k}, {t})")
+    return problems
+
+
+def _sql_naive_bayes_g(engine: Engine, tbl: sql.TableName, target: str, predictors: list[str],
+                       taxonomies: dict[str, Taxonomy]):
+    """Def. 4.1 from SQL GROUP BY counts on the published table: tuple -> {candidate label:
+    p(v|d)}, the candidates being the leaves under the tuple's generalized target, class and
+    predictor counts estimated with partially specified values (Section 4.1.1)."""
+    text, params = sql.render("protect_nb_counts", engine.dialect, tbl=tbl.expr, attr=sql.columns(predictors),
+                              cls=sql.column(target))
+    df = engine.fetch_df(text, params)
+    m, tax = len(predictors), taxonomies[target]
+    pair: dict[tuple[int, str], dict[str, int]] = {}
+    totals = [0] * len(tax)
+    for row in df.itertuples(index=False):
+        j = next(j for j in range(m) if row[j] == 0)
+        c, n = tax.index(_text(row[2 * m])), int(row[2 * m + 1])
+        if j == 0:
+            totals[c] += n
+        if not pd.isna(row[m + j]):
+            pair.setdefault((j, tax.labels[c]), {})[_text(row[m + j])] = n
+
+    def score(tuple_: pd.Series) -> dict[str, Fraction]:
+        g = tax.index(_text(tuple_[target]))
+        own = list(totals)
+        own[g] -= 1  # the tuple itself: D - d_i
+        nodes = tax.subtree(g)
+        n = sum(own[x] for x in nodes)
+        classes = estimate(tax, own, root=g)
+        out = {}
+        for v in tax.leaves_under(g):
+            label, total = tax.labels[v], classes[v]
+            p = total / n if n else Fraction(0)
+            for j, a in enumerate(predictors):
+                if pd.isna(tuple_[a]) or not p:
+                    continue
+                x, seen = _text(tuple_[a]), pair.get((j, label), {})
+                ta = taxonomies.get(a)
+                if ta is None:
+                    hits: Fraction | int = seen.get(x, 0)
+                else:
+                    observed = [0] * len(ta)
+                    for value, cnt in seen.items():
+                        observed[ta.index(value)] += cnt
+                    hits = estimate(ta, observed)[ta.index(x)]
+                p = p * hits / total if total else Fraction(0)
+            out[label] = p
+        return out
+
+    return score
 
 
 def _verify(engine: Engine, out: sql.TableName, changes: sql.TableName, inp: _Input, values: list[np.ndarray],
@@ -419,10 +643,22 @@ def _distributions(engine: Engine, tbl, cols: list[str]) -> tuple[list[dict], di
     return single, joint
 
 
+def _as_text(dist: tuple[list[dict], dict]) -> tuple[list[dict], dict]:
+    """Distributions keyed by value text (None stays ν): a generalized column turned into text
+    must still match its source's values."""
+    single, joint = dist
+    t = lambda v: None if v is None else _text(v)  # noqa: E731
+    return ([{t(v): n for v, n in d.items()} for d in single],
+            {q: {(t(a), t(b)): n for (a, b), n in d.items()} for q, d in joint.items()})
+
+
 def _metrics(engine: Engine, before, after, changes: sql.TableName, cols: list[str], m: int,
-             direct: int, removed: int) -> dict[str, float | None]:
+             direct: int, removed: int, generalized: bool = False) -> dict[str, float | None]:
     """Section 2.4: DD (eq. 2.7), SKLD (2.9), ACMI (2.11), SCE (2.13). A removed row's cells
-    count as ν, as in the NRD deletion they stand for."""
+    count as ν, as in the NRD deletion they stand for. `generalized`: values compare as text
+    and a label L contributes -Σ_v p(v, L) log p(v|L) to SCE, its unchanged cells included."""
+    if generalized:
+        before, after = _as_text(before), _as_text(after)
     (b1, b2), (a1, a2) = before, after
     known = [{v: n for v, n in d.items() if v is not None} for d in b1]
     known_after = [{v: n for v, n in d.items() if v is not None} for d in a1]
@@ -432,9 +668,34 @@ def _metrics(engine: Engine, before, after, changes: sql.TableName, cols: list[s
         mi_b = [metrics.mutual_information(b2[q], known[q[0]], known[q[1]], m) for q in b2]
         mi_a = [metrics.mutual_information(a2[q], known_after[q[0]], known_after[q[1]], m) for q in b2]
         acmi = metrics.average_change_in_mi(mi_b, mi_a, len(cols))
-    hidden: dict[str, dict] = {}
-    for name, old, n in engine.fetch_all(*sql.render("protect_change_counts", engine.dialect, changes=changes.expr)):
-        hidden.setdefault(name, {})[old] = int(n)
-    sce = sum(metrics.conditional_entropy(hidden.get(c, {}), a1[j].get(None, 0) + removed, m) for j, c in enumerate(cols))
+    if generalized:
+        sce = _generalized_entropy(engine, changes, cols, a1, m, removed)
+    else:
+        hidden: dict[str, dict] = {}
+        for name, old, n in engine.fetch_all(*sql.render("protect_change_counts", engine.dialect,
+                                                         changes=changes.expr)):
+            hidden.setdefault(name, {})[old] = int(n)
+        sce = sum(metrics.conditional_entropy(hidden.get(c, {}), a1[j].get(None, 0) + removed, m)
+                  for j, c in enumerate(cols))
     return {"direct_distance": direct, "sum_kl_distance": skld, "avg_change_mutual_information": acmi,
             "sum_conditional_entropy": sce}
+
+
+def _generalized_entropy(engine: Engine, changes: sql.TableName, cols: list[str], after: list[dict], m: int,
+                         removed: int) -> float:
+    """SCE (eq. 2.13) when cells become labels or ν: for each published value L reached by a
+    change, the joint counts (v, L) from the changes table plus L's unchanged cells (none for
+    ν, as in the deletion path), over L's count in the output."""
+    into: dict[tuple[str, Any], dict] = {}
+    for name, old, new, n in engine.fetch_all(*sql.render("taxonomy_change_counts", engine.dialect,
+                                                          changes=changes.expr)):
+        into.setdefault((name, None if new is None else new), {})[old] = int(n)
+    total = 0.0
+    for (name, new), joint in into.items():
+        j = cols.index(name)
+        if new is None:
+            total += metrics.conditional_entropy(joint, after[j].get(None, 0) + removed, m)
+            continue
+        kept = after[j].get(new, 0) - sum(joint.values())
+        total += metrics.conditional_entropy({**joint, ("kept", new): kept}, after[j].get(new, 0), m)
+    return total

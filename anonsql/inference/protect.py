@@ -1,4 +1,5 @@
-"""Protecting several confidential cells in one run, with any method, until none is predicted.
+"""Protecting several confidential cells in one run, with any method, until none is predicted
+(`suppress_cells` for deletion, `suppress_cells_g` for the generalization methods).
 
 All confidential cells are hidden first, then each is suppressed in turn. A later step can
 re-expose an earlier cell (its classifier changes when other cells are hidden), so the
@@ -15,6 +16,7 @@ from typing import Callable, Sequence
 from .deletion import (COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem,
                        decp, dropp, hid3, incp, nrd)
 from .enhanced import e_decp, e_dropp
+from .generalization import ENHANCED_G, METHODS_G, GProblem, classify, id3_g_predicts, train_g
 from .naive_bayes import most_probable
 
 Method = Callable[[Problem, Cell, Chance], Outcome]
@@ -58,6 +60,7 @@ CLASSIFIERS: dict[str, tuple[str, ...]] = {
     "decp": ("nb",), "incp": ("nb",), "dropp": ("nb",), "hid3": ("id3",), "nrd": (),
     "hid3+decp": ("id3", "nb"), "hid3+incp": ("id3", "nb"), "hid3+dropp": ("id3", "nb"),
     "e-decp": ("nb",), "e-dropp": ("nb",),
+    **{name: ("id3",) if name == "hid3-g" else ("nb",) for name in (*METHODS_G, *ENHANCED_G)},
 }
 
 #: Enhanced methods (Section 3.3): the group run, the plain method for the re-check, and how
@@ -66,7 +69,9 @@ ENHANCED = {
     "e-decp": (e_decp, "decp", lambda c: (c.target, c.value)),
     "e-dropp": (e_dropp, "dropp", lambda c: c.row),
 }
-NAMES = [*METHODS, *ENHANCED]
+#: The generalization methods (Chapter 4), driven by `suppress_cells_g`.
+GENERALIZING = [*METHODS_G, *ENHANCED_G]
+NAMES = [*METHODS, *ENHANCED, *GENERALIZING]
 
 
 def predictions(p: Problem, cell: Cell) -> dict[str, list[int]]:
@@ -136,3 +141,60 @@ def _merge(r: CellResult, out: Outcome) -> None:
         r.next_best = out.next_best
     if out.status != NOT_NEEDED or r.status == NOT_NEEDED:
         r.status = out.status
+
+
+def predictions_g(p: GProblem, cell: Cell, classifiers: Sequence[str]) -> dict[str, list[int]]:
+    """What the -G methods' classifiers pick for a generalized cell now: NB's most probable
+    candidate(s) (Def. 4.1), ID3's class; nothing once its tuple is deleted."""
+    if p.X[cell.row, cell.target] < 0:
+        return {c: [] for c in classifiers}
+    out = {}
+    if "nb" in classifiers:
+        scores = p.g_scores(cell)
+        out["nb"] = [v for v, s in scores.items() if s == max(scores.values())]
+    if "id3" in classifiers:
+        out["id3"] = [classify(train_g(p, cell), p.X[cell.row], p.taxonomies)]
+    return out
+
+
+def exposed_g(p: GProblem, cell: Cell, classifiers: Sequence[str]) -> bool:
+    """True when one of `classifiers` still picks the cell's true value (NB: strictly, eq. 4.9)."""
+    return any(p.g_predicts(cell) if c == "nb" else id3_g_predicts(p, cell) for c in classifiers)
+
+
+def suppress_cells_g(p: GProblem, cells: Sequence[Cell], method: str, chance: Chance, *,
+                     max_runs: int = 3) -> list[CellResult]:
+    """`suppress_cells` for the -G methods (Chapter 4): every confidential value starts one
+    level up its taxonomy (the analogue of hiding them all first), each cell (or, for
+    e-DECP-G / e-DROPP-G, each group) is run in turn, and cells whose candidates' naive Bayes
+    (Def. 4.1; ID3 for HID3-G) still picks the true value are run again with the plain
+    method, up to `max_runs` times, then deleted."""
+    enhanced = ENHANCED_G.get(method)
+    run, classifiers = METHODS_G[enhanced[1] if enhanced else method], CLASSIFIERS[method]
+    for c in cells:
+        p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, 1)
+    results = [CellResult(c) for c in cells]
+    for r in results:
+        r.before = predictions_g(p, r.cell, classifiers)
+    if enhanced:
+        group_run, _, key = enhanced
+        groups: dict = {}
+        for r in results:
+            groups.setdefault(key(r.cell), []).append(r)
+        for group in groups.values():
+            for r, out in zip(group, group_run(p, [r.cell for r in group], chance)):
+                _merge(r, out)
+    else:
+        for r in results:
+            _merge(r, run(p, r.cell, chance))
+    while True:
+        again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and exposed_g(p, r.cell, classifiers)]
+        if not again:
+            break
+        for r in again:
+            _merge(r, (run if r.runs < max_runs else nrd)(p, r.cell, chance))
+    for r in results:
+        if p.X[r.cell.row, r.cell.target] < 0:  # its tuple was deleted for another cell
+            r.status = DELETED
+        r.after = predictions_g(p, r.cell, classifiers)
+    return results

@@ -1,0 +1,588 @@
+"""Suppression by generalization (Hintoglu 2011, Chapter 4): DECP-G, INCP-G, DROPP-G, HID3-G,
+e-DECP-G, e-DROPP-G.
+
+X codes every column that has a taxonomy by taxonomy node (`Taxonomy.labels` order), other
+columns by value, ν = -1. The confidential cell is generalized one level up its taxonomy
+(λ_αj = 1), the naive Bayes of Def. 4.1 is trained on D - d_i restricted to the rows whose
+target lies in the subtree of the generalized value, with the partially specified counts of
+Section 4.1.1, and only the candidates V_candidate (the leaves under it) compete. When a
+level fails, its changes are reverted and the confidential value goes one level higher; when
+no level is left, DECP-G, DROPP-G and HID3-G delete the tuple and INCP-G runs DECP-G
+(Figures 4.4-4.7). e-DECP-G and e-DROPP-G (Figures 4.9-4.10) take groups of cells and hand
+the cells they leave predicted to the driver's re-check (`protect.suppress_cells_g`).
+
+Probabilities are recomputed exactly after every change (the pseudocode's running product
+of Theorem 4.1's ratio gives the same numbers, Table 4.3); the ratio still picks the maximum
+impact attribute (Def. 4.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import id3
+from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem
+from .naive_bayes import NU
+from .partial_counts import estimate
+from .taxonomy import Taxonomy
+
+
+@dataclass
+class GProblem(Problem):
+    """Problem with a taxonomy per column (None: the column is never generalized) and a log of
+    generalizations that reverts cells changed several times; `trace` (when a list) records
+    the run for inspection: ("ratios", λ, {column: (F1, F2, F3, ratio)}) and ("p", p_conf, p_rnbg)."""
+
+    taxonomies: list[Taxonomy | None] = field(default_factory=list)
+    trace: list[tuple] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._stack: dict[tuple[int, int], list[int]] = {}
+        self.coins: dict[tuple[int, int], bool] = {}
+
+    def put(self, row: int, col: int, code: int, changes: list[tuple[int, int]]) -> None:
+        """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
+        self._stack.setdefault((row, col), []).append(int(self.X[row, col]))
+        self.X[row, col] = code
+        changes.append((row, col))
+
+    def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
+        """Turn cell (row, col) into ν (a deleted tuple's cells), logged like `put`."""
+        self.put(row, col, NU, changes)
+
+    def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
+        """Undo changes[start:] newest first (a cell changed twice gets each old value back)."""
+        for row, col in reversed(changes[start:]):
+            self.X[row, col] = self._stack[(row, col)].pop()
+        del changes[start:]
+
+    def g_scores(self, cell: Cell) -> dict[int, Fraction]:
+        """p(v|d_i) up to 1/p(d_i) for every v in V_candidate (Def. 4.1): the class counts and
+        each predictor's counts within a class are partial-count estimates (Section 4.1.1);
+        a predictor's counts come from the rows whose class is exactly v (Table 4.6). Empty when
+        the cell is ν (its tuple deleted)."""
+        X, i, t = self.X, cell.row, cell.target
+        tax = self.taxonomies[t]
+        g = int(X[i, t])
+        if g == NU:  # the tuple was deleted: nothing is left to predict
+            return {}
+        train = np.isin(X[:, t], tax.subtree(g))
+        train[i] = False
+        n = int(train.sum())
+        classes = estimate(tax, np.bincount(X[train, t], minlength=len(tax)), root=g)
+        scores = {}
+        for v in tax.leaves_under(g):
+            total = classes[v]
+            s = total / n if n else Fraction(0)
+            rows_v = train & (X[:, t] == v)
+            for a in self.predictors[t]:
+                x = int(X[i, a])
+                if x == NU or not s:
+                    continue
+                col = X[rows_v, a]
+                col = col[col != NU]
+                ta = self.taxonomies[a]
+                hits = int((col == x).sum()) if ta is None else estimate(ta, np.bincount(col, minlength=len(ta)))[x]
+                s = s * hits / total if total else Fraction(0)
+            scores[v] = s
+        return scores
+
+    def g_predicts(self, cell: Cell) -> bool:
+        """Assertion (4.9): p(v_actual|d_i) > p(v|d_i) for every other v in V_candidate (never
+        for a deleted tuple)."""
+        s = self.g_scores(cell)
+        return cell.value in s and all(s[cell.value] > x for v, x in s.items() if v != cell.value)
+
+    def _log(self, *event: Any) -> None:
+        if self.trace is not None:
+            self.trace.append(event)
+
+
+def _guess(p: GProblem, cell: Cell, scores: dict[int, Fraction], chance: Chance) -> int | None:
+    """v_rnbg (Def. 4.2): a random value of Ω_k (Def. 4.1, ties by node order) other than
+    v_actual with 0 < p(v|d_i) < p(v_actual|d_i); None when there is none."""
+    omega = sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
+    choices = [v for v in omega if v != cell.value and 0 < scores[v] < scores[cell.value]]
+    return chance.next_best(choices) if choices else None
+
+
+def _coin(p: GProblem, cell: Cell, candidates: int, chance: Chance) -> bool:
+    """|V_candidate| = 2: suppress or not by a coin flip, made once per cell (Section 4.1.2)."""
+    if candidates != 2:
+        return True
+    key = (cell.row, cell.target)
+    if key not in p.coins:
+        p.coins[key] = chance.suppress()
+    return p.coins[key]
+
+
+def impact_counts(p: GProblem, cell: Cell, lam: int) -> dict[int, tuple[int, int, int]]:
+    """(F1, F2, F3) of Def. 4.4 for every predictor that level λ can still generalize, over
+    D[α_j[d] = v_actual] - d_i: F1 rows holding Generalize(α[d_i], λ-1), F2 rows strictly
+    below Generalize(α[d_i], λ), F3 rows strictly below Generalize(α[d_i], λ-1)."""
+    X, i, t = p.X, cell.row, cell.target
+    same = X[:, t] == cell.value
+    same[i] = False
+    out = {}
+    for a in p.predictors[t]:
+        tax, x = p.taxonomies[a], int(X[i, a])
+        if tax is None or x == NU:
+            continue
+        src, dst = tax.generalize(x, lam - 1), tax.generalize(x, lam)
+        if src == dst:
+            continue
+        col = X[same, a]
+        below_dst, below_src = set(tax.subtree(dst)[1:]), set(tax.subtree(src)[1:])
+        out[a] = (int((col == src).sum()), sum(int(c) in below_dst for c in col),
+                  sum(int(c) in below_src for c in col))
+    return out
+
+
+def _ratio(f1: int, f2: int, f3: int) -> Fraction | None:
+    """Theorem 4.1's factor (F1+F3-1)/(F1+F3) · F2/(F2-1); None where it is undefined (F2 = 1)."""
+    return Fraction(f1 + f3 - 1, f1 + f3) * Fraction(f2, f2 - 1) if f2 > 1 and f1 + f3 else None
+
+
+def _max_impact(p: GProblem, cell: Cell, lam: int, done: set[int]) -> int | None:
+    """FindMaximumImpactAttributeForDECP-G: the least ratio below |D| (strict '<': the first
+    attribute wins a tie), among attributes not yet used at this level, F1 >= 1 and
+    (F1 > 1 or λ > 1)."""
+    counts = impact_counts(p, cell, lam)
+    p._log("ratios", lam, {a: (*f, _ratio(*f)) for a, f in counts.items()})
+    best, ratio = None, Fraction(len(p.X))
+    for a, (f1, f2, f3) in counts.items():
+        r = _ratio(f1, f2, f3)
+        if a not in done and f1 >= 1 and (f1 > 1 or lam > 1) and r is not None and r < ratio:
+            best, ratio = a, r
+    return best
+
+
+def _above(p: GProblem, cell: Cell, rnbg: int) -> bool:
+    s = p.g_scores(cell)
+    p._log("p", s[cell.value], s[rnbg])
+    return s[cell.value] > s[rnbg]
+
+
+def _decp_g_loop(p: GProblem, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+    """The level loop of Figure 4.4: at each λ up to MaxLevel, the maximum impact attribute's
+    values Generalize(α[d_i], λ-1) in tuples of class v_actual go λ levels up, row by row,
+    while p(v_actual|d_i) > p(v_rnbg|d_i); at λ = 1 one such value is always left."""
+    X, i, t = p.X, cell.row, cell.target
+    same = X[:, t] == cell.value
+    same[i] = False
+    levels = max((tax.height for a, tax in enumerate(p.taxonomies) if tax is not None and a in p.predictors[t]),
+                 default=0)
+    for lam in range(1, levels + 1):
+        done: set[int] = set()
+        while _above(p, cell, rnbg):
+            a = _max_impact(p, cell, lam, done)
+            if a is None:
+                break
+            done.add(a)
+            tax = p.taxonomies[a]
+            src, dst = tax.generalize(int(X[i, a]), lam - 1), tax.generalize(int(X[i, a]), lam)
+            rows = np.flatnonzero(same & (X[:, a] == src))
+            left = len(rows)
+            for r in rows:
+                if not (left > 1 or lam > 1) or (r != rows[0] and not _above(p, cell, rnbg)):
+                    break
+                p.put(int(r), a, dst, changes)
+                left -= 1
+
+
+def _levels(p: GProblem, cell: Cell, chance: Chance, attempt, exposed=None) -> Outcome | None:
+    """The outer loop shared by the -G methods: generalize v_actual λ_αj = 1, 2, ... levels and,
+    where the cell is still exposed (naive Bayes, assertion 4.9, unless `exposed` says), run
+    `attempt` (given the NB scores) at each, until one succeeds; None when every level failed
+    (the cell is left at its first level). A cell whose tuple another cell deleted stays deleted."""
+    tax = p.taxonomies[cell.target]
+    if p.X[cell.row, cell.target] == NU:  # deleted with its tuple for another cell
+        return Outcome(DELETED)
+    for lam_t in range(1, tax.depth(cell.value) + 1):
+        p.X[cell.row, cell.target] = tax.generalize(cell.value, lam_t)
+        scores = p.g_scores(cell) if exposed is None else None
+        if scores is None:
+            hit, n = exposed(), len(tax.leaves_under(tax.generalize(cell.value, lam_t)))
+        else:
+            hit, n = all(scores[cell.value] > x for v, x in scores.items() if v != cell.value), len(scores)
+        if hit:
+            if not _coin(p, cell, n, chance):
+                return Outcome(COIN_KEPT)
+            out = attempt(scores)
+            if out is not None:
+                return out
+        else:
+            return Outcome(NOT_NEEDED if lam_t == 1 else SUPPRESSED)
+    p.X[cell.row, cell.target] = tax.generalize(cell.value, 1)
+    return None
+
+
+def decp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+    """DECP-G (Section 4.1.2, Figure 4.4): lower p(v_actual|d_i) below p(v_rnbg|d_i) by
+    generalizing the maximum impact data values; delete the tuple when no level works."""
+
+    def attempt(scores: dict[int, Fraction]) -> Outcome | None:
+        rnbg = _guess(p, cell, scores, chance)
+        if rnbg is None:
+            return None
+        changes: list[tuple[int, int]] = []
+        _decp_g_loop(p, cell, rnbg, changes)
+        if p.g_predicts(cell):
+            p.revert(changes)
+            return None
+        return Outcome(SUPPRESSED, changes, rnbg)
+
+    return _levels(p, cell, chance, attempt) or p.delete(cell, [])
+
+
+def incp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+    """INCP-G (Section 4.1.3, Figure 4.5): raise p(v|d_i) for each v of the next best guess set
+    by generalizing the class of tuples of class v (then of its generalizations, level by
+    level) that share no predictor value with d_i; DECP-G when no level works."""
+    X, i, t = p.X, cell.row, cell.target
+    tax = p.taxonomies[t]
+    preds = p.predictors[t]
+
+    def attempt(scores: dict[int, Fraction]) -> Outcome | None:
+        rnbg = _guess(p, cell, scores, chance)
+        if rnbg is None:
+            return None
+        nbg = [v for v in sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
+               if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
+        mine = X[i, preds]
+        changes: list[tuple[int, int]] = []
+        for lam in range(1, tax.height + 1):
+            for v in nbg:
+                src, dst = tax.generalize(v, lam - 1), tax.generalize(v, lam)
+                if src == dst:
+                    continue
+                for r in np.flatnonzero(X[:, t] == src):
+                    s = p.g_scores(cell)
+                    p._log("p", s[cell.value], s[v])
+                    if not s[cell.value] > s[v]:
+                        break
+                    if r != i and not np.any((X[r, preds] == mine) & (mine != NU)):
+                        p.put(int(r), t, dst, changes)
+        if p.g_predicts(cell):
+            p.revert(changes)
+            return None
+        return Outcome(SUPPRESSED, changes, rnbg)
+
+    return _levels(p, cell, chance, attempt) or decp_g(p, cell, chance)
+
+
+def dropp_ratios(p: GProblem, cell: Cell, rnbg: int, original: np.ndarray, lam: int) -> dict[int, Fraction | None]:
+    """Def. 4.6 for every predictor of d_i that level λ still generalizes: F̄(rnbg, λ) /
+    F̄(rnbg, λ-1) × F̄(v_actual, λ-1) / F̄(v_actual, λ), F̄(v, λ) the partial-count estimate of
+    Generalize(α[d_i], λ) within class v (Table 4.9); None stands for an infinite ratio."""
+    X, i, t = p.X, cell.row, cell.target
+    out = {}
+    for a in p.predictors[t]:
+        tax, x = p.taxonomies[a], int(original[a])
+        if tax is None or x == NU or tax.generalize(x, lam) == tax.generalize(x, lam - 1):
+            continue
+        f = {}
+        for v in (rnbg, cell.value):
+            rows = X[:, t] == v
+            rows[i] = False
+            col = X[rows, a]
+            est = estimate(tax, np.bincount(col[col != NU], minlength=len(tax)))
+            f[v] = (est[tax.generalize(x, lam)], est[tax.generalize(x, lam - 1)])
+        num, den = f[rnbg][0] * f[cell.value][1], f[rnbg][1] * f[cell.value][0]
+        if den:
+            out[a] = num / den
+        elif num:
+            out[a] = None
+    return out
+
+
+def dropp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+    """DROPP-G (Section 4.1.4, Figure 4.6): generalize d_i's own values, level by level, the
+    largest ratio of Def. 4.6 first (strict '>': the first attribute wins a tie), until
+    p(v_actual|d_i) < p(v_rnbg|d_i); delete the tuple when no level works."""
+    X, i, t = p.X, cell.row, cell.target
+    original = X[i].copy()
+    levels = max((p.taxonomies[a].height for a in p.predictors[t] if p.taxonomies[a] is not None), default=0)
+
+    def attempt(scores: dict[int, Fraction]) -> Outcome | None:
+        rnbg = _guess(p, cell, scores, chance)
+        if rnbg is None:
+            return None
+        changes: list[tuple[int, int]] = []
+        for lam in range(1, levels + 1):
+            ratios = dropp_ratios(p, cell, rnbg, original, lam)
+            p._log("ratios", lam, dict(ratios))
+            while _above(p, cell, rnbg) and ratios:
+                best = None
+                for a, r in ratios.items():
+                    if best is None or (ratios[best] is not None and (r is None or r > ratios[best])):
+                        best = a
+                del ratios[best]
+                p.put(i, best, p.taxonomies[best].generalize(int(original[best]), lam), changes)
+        if p.g_predicts(cell):
+            p.revert(changes)
+            return None
+        return Outcome(SUPPRESSED, changes, rnbg)
+
+    return _levels(p, cell, chance, attempt) or p.delete(cell, [])
+
+
+def _matching(node: id3.Node, x: int, tax: Taxonomy | None) -> list[int]:
+    """children_Match (Figure 4.7): the children whose value is `x` or below it, the most
+    populated first (ties by code); a ν value matches the most common child only."""
+    if x == NU:
+        return [node.most_common_child()]
+    kids = [v for v in node.children if v == x or (tax is not None and tax.is_descendant(v, x))]
+    return sorted(kids, key=lambda v: (-node.children[v].population, v))
+
+
+def classify(node: id3.Node, row: np.ndarray, taxonomies: Sequence[Taxonomy | None]) -> int:
+    """v_π of an ID3 tree for a tuple whose values may be generalized: a generalized value
+    follows its most populated matching child."""
+    while not node.is_leaf:
+        node = node.children[_matching(node, int(row[node.attr]), taxonomies[node.attr])[0]]
+    return node.label
+
+
+def train_g(p: GProblem, cell: Cell) -> id3.Node:
+    """ς_id3 of HID3-G: trained on D - d_i restricted to the rows whose class is in
+    V_candidate, the leaves under the cell's generalized value."""
+    tax = p.taxonomies[cell.target]
+    rows = np.isin(p.X[:, cell.target], tax.leaves_under(int(p.X[cell.row, cell.target])))
+    rows[cell.row] = False
+    return id3.build(p.X, np.flatnonzero(rows), cell.target, list(p.predictors[cell.target]), p.domains)
+
+
+def id3_g_predicts(p: GProblem, cell: Cell) -> bool:
+    """The tree of `train_g` classifies the tuple as its true value (never for a deleted tuple)."""
+    if p.X[cell.row, cell.target] == NU:
+        return False
+    return classify(train_g(p, cell), p.X[cell.row], p.taxonomies) == cell.value
+
+
+def hid3_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+    """HID3-G (Section 4.2.1, Figure 4.7): walk the ID3 tree and generalize the tuple's split
+    values level by level until the path it follows no longer ends in its true value.
+
+    Where the figure's do-while would stop before trying the child reached at the last level,
+    Example 10 (Steps 16-19) tries it: after each generalization the first matching child is
+    tried, and a value already at the top is not generalized again."""
+    X, i = p.X, cell.row
+    original = X[i].copy()
+    changes: list[tuple[int, int]] = []
+
+    def hide(node: id3.Node) -> bool:
+        if node.is_leaf:
+            return node.label != cell.value
+        if classify(node, X[i], p.taxonomies) != cell.value:
+            return True
+        a, tax = node.attr, p.taxonomies[node.attr]
+        if X[i, a] == NU:
+            return hide(node.children[_matching(node, NU, tax)[0]])
+        mark = len(changes)
+        top = 0 if tax is None or original[a] == NU else tax.depth(int(original[a]))
+        lam = 0 if tax is None else top - tax.depth(int(X[i, a]))
+        mc = node.most_common_child(prefer=int(X[i, a]) if int(X[i, a]) in node.children else None)
+        while True:
+            first = _matching(node, int(X[i, a]), tax)[0]
+            if first != mc:
+                if hide(node.children[first]):
+                    return True
+                if lam >= top:
+                    break
+                lam += 1
+                p.put(i, a, tax.generalize(int(original[a]), lam), changes)
+                continue
+            if lam < top:
+                lam += 1
+                p.put(i, a, tax.generalize(int(original[a]), lam), changes)
+            if hide(node.children[_matching(node, int(X[i, a]), tax)[0]]):
+                return True
+            if lam >= top:
+                break
+        p.revert(changes, mark)
+        return False
+
+    def attempt(_scores) -> Outcome | None:
+        del changes[:]
+        if hide(train_g(p, cell)):
+            return Outcome(SUPPRESSED, list(changes))
+        p.revert(changes)
+        return None
+
+    return _levels(p, cell, chance, attempt, exposed=lambda: id3_g_predicts(p, cell)) or p.delete(cell, [])
+
+
+def _pending_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
+    """Assertion (4.12)/(4.13) for each cell at its current level, the coin for |V_candidate|
+    = 2, and each remaining cell's v_rnbg (a cell without one is left to the driver's re-check)."""
+    outs, pending = [Outcome(NOT_NEEDED) for _ in cells], {}
+    for n, c in enumerate(cells):
+        scores = p.g_scores(c)
+        if not all(scores[c.value] > x for v, x in scores.items() if v != c.value):
+            continue
+        if not _coin(p, c, len(scores), chance):
+            outs[n] = Outcome(COIN_KEPT)
+            continue
+        outs[n] = Outcome(SUPPRESSED)
+        rnbg = _guess(p, c, scores, chance)
+        if rnbg is not None:
+            outs[n].next_best, pending[n] = rnbg, rnbg
+    return outs, pending
+
+
+def _still_g(p: GProblem, cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
+    """The cells whose p(v_actual|d) is still above p(v_rnbg|d)."""
+    out = {}
+    for n, g in pending.items():
+        s = p.g_scores(cells[n])
+        if s[cells[n].value] > s[g]:
+            out[n] = g
+    return out
+
+
+def _put_for(p: GProblem, row: int, col: int, code: int, pending: dict[int, int], outs: list[Outcome]) -> None:
+    """Generalize one cell on behalf of the group: a side effect of every cell still pending."""
+    p.put(row, col, code, [])
+    for n in pending:
+        outs[n].changes.append((row, col))
+
+
+def _merge_outs(total: list[Outcome], outs: list[Outcome]) -> None:
+    """Fold one level's outcomes into the group's: a cell's status is its latest verdict."""
+    for t, o in zip(total, outs):
+        t.changes += o.changes
+        t.next_best = o.next_best if o.next_best is not None else t.next_best
+        if o.status != NOT_NEEDED or t.status == NOT_NEEDED:
+            t.status = o.status
+
+
+def _group_levels(p: GProblem, cells: Sequence[Cell], chance: Chance, level_run) -> list[Outcome]:
+    """The outer loop of Figures 4.9/4.10: the confidential values go up one level at a time
+    (λ_αj, λ_S) while cells stay predicted; like the figures, nothing is reverted between
+    levels. Cells still predicted at the end are handed back as 'suppressed' for the driver's
+    re-check (the plain method, whose fallback deletes the tuple)."""
+    total = [Outcome(DELETED if p.X[c.row, c.target] == NU else NOT_NEEDED) for c in cells]
+    height = max(p.taxonomies[c.target].depth(c.value) for c in cells)
+    live = [n for n, o in enumerate(total) if o.status != DELETED]
+    for lam_t in range(1, height + 1):
+        for n in live:
+            c = cells[n]
+            p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, lam_t)
+        group = [cells[n] for n in live]
+        outs, pending = _pending_g(p, group, chance)
+        if lam_t > 1:  # a cell first missed at a higher level was still suppressed
+            outs = [Outcome(SUPPRESSED, o.changes, o.next_best) if o.status == NOT_NEEDED else o for o in outs]
+        level_run(group, outs, pending)
+        full = [Outcome(NOT_NEEDED) for _ in cells]
+        for n, o in zip(live, outs):
+            full[n] = o
+        _merge_outs(total, full)
+        live = [n for n in live if total[n].status == SUPPRESSED and p.g_predicts(cells[n])]
+        if not live:
+            break
+    return total
+
+
+def e_decp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+    """e-DECP-G (Section 4.3.1, Figure 4.9), cells of one attribute sharing one confidential
+    value: at each level λ the candidate values Generalize(v_α, λ-1) of every predictor are
+    sorted by primary impact (pending cells whose tuple holds it) descending, then by the
+    secondary impact (the ratio of Def. 4.4) ascending, and generalized instance by instance
+    as in DECP-G. Candidates with primary impact 0 change no cell's probability and are left
+    out (the figure lists them last)."""
+    t, conf = cells[0].target, cells[0].value
+    assert all(c.target == t and c.value == conf for c in cells), "e-DECP-G: one attribute, one value"
+    X = p.X
+    levels = max((p.taxonomies[a].height for a in p.predictors[t] if p.taxonomies[a] is not None), default=0)
+
+    def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
+        same = X[:, t] == conf  # the group's own tuples are generalized by now
+        for lam in range(1, levels + 1):
+            pending = _still_g(p, group, pending)
+            if not pending:
+                return
+            primary: dict[tuple[int, int, int], int] = {}
+            for n in pending:
+                for a in p.predictors[t]:
+                    tax, x = p.taxonomies[a], int(X[group[n].row, a])
+                    if tax is None or x == NU:
+                        continue
+                    key = (a, tax.generalize(x, lam - 1), tax.generalize(x, lam))
+                    if key[1] != key[2]:
+                        primary[key] = primary.get(key, 0) + 1
+            secondary, count = {}, {}
+            for a, src, dst in primary:
+                col = X[same, a]
+                below_dst, below_src = set(p.taxonomies[a].subtree(dst)[1:]), set(p.taxonomies[a].subtree(src)[1:])
+                f1 = int((col == src).sum())
+                f2, f3 = sum(int(c) in below_dst for c in col), sum(int(c) in below_src for c in col)
+                secondary[(a, src, dst)], count[(a, src, dst)] = _ratio(f1, f2, f3), f1
+            order = sorted((k for k in primary if secondary[k] is not None),
+                           key=lambda k: (-primary[k], secondary[k], k))
+            for a, src, dst in order:
+                left = count[(a, src, dst)]
+                for r in np.flatnonzero(same & (X[:, a] == src)):
+                    if not pending or not (left > 1 or lam > 1):
+                        break
+                    _put_for(p, int(r), a, dst, pending, outs)
+                    left -= 1
+                    pending = _still_g(p, group, pending)
+                if not pending:
+                    return
+
+    return _group_levels(p, cells, chance, run)
+
+
+def e_dropp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+    """e-DROPP-G (Section 4.3.2, Figure 4.10), cells of one tuple: at each level λ the tuple's
+    non-confidential values are sorted by their DROPP-G ratio (Def. 4.6) averaged over the
+    pending cells, descending, and generalized λ levels in that order until no cell is
+    predicted. A value already as general is not touched again (the figure restarts λ at 1
+    for each λ_S, which would otherwise specialize it back)."""
+    row = cells[0].row
+    assert all(c.row == row for c in cells), "e-DROPP-G: cells of one tuple"
+    X = p.X
+    original = X[row].copy()
+    confidential = {c.target for c in cells}
+    levels = max((p.taxonomies[a].height for c in cells for a in p.predictors[c.target]
+                  if p.taxonomies[a] is not None), default=0)
+
+    def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
+        for lam in range(1, levels + 1):
+            pending = _still_g(p, group, pending)
+            if not pending:
+                return
+            impacts: dict[int, list[float]] = {}
+            for n, g in pending.items():
+                for a, r in dropp_ratios(p, group[n], g, original, lam).items():
+                    if a not in confidential:
+                        impacts.setdefault(a, []).append(float("inf") if r is None else float(r))
+            order = sorted(impacts, key=lambda a: (-float(np.mean(impacts[a])), a))
+            for a in order:
+                tax = p.taxonomies[a]
+                code = tax.generalize(int(original[a]), lam)
+                if tax.depth(code) >= tax.depth(int(X[row, a])):
+                    continue
+                _put_for(p, row, a, code, pending, outs)
+                pending = _still_g(p, group, pending)
+                if not pending:
+                    return
+
+    return _group_levels(p, cells, chance, run)
+
+
+METHODS_G = {"decp-g": decp_g, "incp-g": incp_g, "dropp-g": dropp_g, "hid3-g": hid3_g}
+
+#: Enhanced -G methods (Section 4.3): the group run, the plain method of the re-check, and
+#: how cells are grouped so that each group meets the precondition.
+ENHANCED_G = {
+    "e-decp-g": (e_decp_g, "decp-g", lambda c: (c.target, c.value)),
+    "e-dropp-g": (e_dropp_g, "dropp-g", lambda c: c.row),
+}
+

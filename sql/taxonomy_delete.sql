@@ -1,0 +1,2 @@
+-- Drop one stored taxonomy (before it is replaced).
+DELETE FROM $tbl WHERE taxonomy = $taxonomy
