@@ -262,6 +262,7 @@ def test_every_method_leaves_no_cell_predicted(method):
 
 # ---- the protect job with the -g methods, on both engines ----------------------------------
 
+from anonsql import catalog  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
 from anonsql.protect_job import protect_table  # noqa: E402
 from anonsql.taxonomy_job import load_taxonomy  # noqa: E402
@@ -384,3 +385,29 @@ def test_job_e_dropp_g_two_cells_of_one_tuple(records):
     assert r.verified and {c.column for c in r.cells} == {"diagnosis", "nausea"}
     row = published(records)[17]
     assert row[3] in ("Mid-High", "Any", "None") and row[5] in ("Gastric Disease", "Digestive Disease", "None")
+
+
+def test_cli_taxonomy_load_show_and_protect_g(db, engine, make_table, tmp_path, capsys):
+    """The commands a steward types: taxonomy load/show, protect --method decp-g --taxonomy."""
+    from anonsql.cli import main
+
+    columns = list(zip(*TABLE_4_1))
+    make_table("records", {"id": list(range(1, 19)), **{c: list(v) for c, v in zip([*SYMPTOMS, "diagnosis"], columns)}})
+    (tmp_path / "severity.json").write_text('{"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}}')
+    (tmp_path / "diagnoses.toml").write_text('["Digestive Disease"]\n"S.I. Ulcer" = []\n\n'
+                                             '["Digestive Disease"."Gastric Disease"]\n'
+                                             'Dyspepsia = []\nGastritis = []\n')
+    assert main(["taxonomy", "load", "--db", db, "--name", "severity", "--file", str(tmp_path / "severity.json")]) == 0
+    assert main(["taxonomy", "load", "--db", db, "--name", "diagnoses", "--file", str(tmp_path / "diagnoses.toml")]) == 0
+    assert "stored" in capsys.readouterr().out
+    assert main(["taxonomy", "show", "--db", db, "--name", "severity"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["Any", "  Low"]
+    code = main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis", "--rows", "18",
+                 "--method", "decp-g", "--taxonomy", TAXONOMIES, "--out", "records_pub"])
+    out = capsys.readouterr().out
+    assert code == 0 and "verified by SQL: every cell generalized" in out
+    assert engine.fetch_all('SELECT diagnosis FROM "records_pub" WHERE id = 18') == [("Gastric Disease",)]
+    code = main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis", "--rows", "18",
+                 "--method", "decp-g", "--out", "other"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and catalog.find_table(engine, "other") is None
