@@ -115,14 +115,18 @@ def get_table(engine: Engine, name: str | sql.TableName) -> Table:
     return table
 
 
-def output_table(engine: Engine, source: Table, out: str | None, default: str,
-                 replace: bool) -> tuple[sql.TableName, Table | None]:
+def output_table(engine: Engine, source: Table, out: str | None, default: str, replace: bool,
+                 in_place: bool = False) -> tuple[sql.TableName, Table | None]:
     """Where a job writes: `out` (or `default` beside the source) and the table it replaces.
 
-    Writing over the source is refused (jobs that can rewrite in place say so with their
-    own flag), and an existing output needs `replace`; the caller drops the returned table
-    inside its own transaction, so a failed run leaves it in place.
+    `in_place` names the source itself. Otherwise writing over the source is refused and an
+    existing output needs `replace`; the caller drops the returned table inside its own
+    transaction, so a failed run leaves it in place.
     """
+    if in_place:
+        if out:
+            raise AnonsqlError("--out and --in-place exclude each other")
+        return sql.TableName(source.name, source.schema if source.qualified else None), None
     ref = sql.TableName.parse(out) if out else sql.TableName(default, source.schema if source.qualified else None)
     existing = find_table(engine, ref)
     if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):

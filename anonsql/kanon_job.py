@@ -70,7 +70,7 @@ def run_kanon(engine: Engine, source: Table, rows: int, qi: Sequence[str], class
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks)."""
     say = progress or (lambda _msg: None)
     seconds: dict[str, float] = {}
-    target, replaced = _target(engine, source, out, in_place, replace, k)
+    target, replaced = output_table(engine, source, out, f"{source.name}_k{k}", replace, in_place)
 
     start = time.perf_counter()
     groups = stats.qi_class_counts(engine, source, qi, class_col)
@@ -150,16 +150,6 @@ def _cardinality_warnings(groups: stats.QIClassCounts) -> list[str]:
         f"bin it first (e.g. ranges of equal width or quantiles in a CREATE TABLE ... AS SELECT)"
         for name, size in zip(groups.qi, groups.domain_sizes) if size > MANY_VALUES
     ]
-
-
-def _target(engine: Engine, source: Table, out: str | None, in_place: bool, replace: bool,
-            k: int) -> tuple[sql.TableName, Table | None]:
-    """The output table's name (default <table>_k<k> beside the source) and what it replaces."""
-    if in_place:
-        if out:
-            raise AnonsqlError("--out and --in-place exclude each other")
-        return sql.TableName(source.name, source.schema if source.qualified else None), None
-    return output_table(engine, source, out, f"{source.name}_k{k}", replace)
 
 
 def _script_header(source: Table, target: sql.TableName, k: int, cost: str, seed: int) -> str:

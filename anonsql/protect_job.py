@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from . import sql, stats
-from .catalog import Table, find_table, get_table
+from .catalog import Table, find_table, get_table, output_table
 from .engine import Engine
 from .errors import AnonsqlError
 from .inference import id3, metrics
@@ -239,7 +239,7 @@ def run_protect(engine: Engine, source: Table, inp: _Input, frame: pd.DataFrame,
     """Decide in memory, then write back and verify in one transaction (see module docstring);
     with `taxonomies` (the -g methods) those columns are coded by taxonomy node."""
     seconds: dict[str, float] = {}
-    target, replaced = _output(engine, source, out, in_place, replace)
+    target, replaced = output_table(engine, source, out, f"{source.name}_protected", replace, in_place)
     changes_name = sql.TableName(f"{target.name}_changes", target.schema)
     changes_existing = find_table(engine, changes_name)
     if changes_existing is not None and not replace:
@@ -337,23 +337,6 @@ def _plain(v: Any) -> Any:
     if v is None or (not isinstance(v, str) and pd.isna(v)):
         return None
     return v.item() if isinstance(v, np.generic) else v
-
-
-def _output(engine: Engine, source: Table, out: str | None, in_place: bool,
-            replace: bool) -> tuple[sql.TableName, Table | None]:
-    """The output table (default <table>_protected beside the source) and what it replaces."""
-    if in_place:
-        if out:
-            raise AnonsqlError("--out and --in-place exclude each other")
-        return sql.TableName(source.name, source.schema if source.qualified else None), None
-    ref = sql.TableName.parse(out) if out else sql.TableName(f"{source.name}_protected",
-                                                             source.schema if source.qualified else None)
-    existing = find_table(engine, ref)
-    if existing is not None and (existing.schema, existing.name) == (source.schema, source.name):
-        raise AnonsqlError(f"--out names the source table {source}; use --in-place to rewrite it")
-    if existing is not None and not replace:
-        raise AnonsqlError(f"output table {existing} already exists (use --replace to overwrite it)")
-    return ref, existing
 
 
 def _write_back(engine: Engine, source: Table, out: sql.TableName, changes: sql.TableName, key: str,
