@@ -147,7 +147,7 @@ MANY_VALUES = 1000
 def _cardinality_warnings(groups: stats.QIClassCounts) -> list[str]:
     return [
         f"quasi-identifier '{name}' has {size:,} distinct values: cell suppression will blank most of it; "
-        f"bin it first (e.g. ranges of equal width or quantiles in a CREATE TABLE ... AS SELECT)"
+        f"bin it first: anonsql bin --bin {name}=width:W (or {name}=quantiles:Q)"
         for name, size in zip(groups.qi, groups.domain_sizes) if size > MANY_VALUES
     ]
 

@@ -84,15 +84,18 @@ def sample_cells(X: np.ndarray, domains: list[int], n: int, rng: np.random.Gener
     return cells
 
 
-def svm_predicts(X: np.ndarray, domains: list[int], cell: Cell, preds: list[int]) -> bool:
+def svm_predicts(X: np.ndarray, domains: list[int], cell: Cell, preds: list[int],
+                 known: np.ndarray | None = None) -> bool:
     """A linear SVM (scikit-learn LinearSVC, one-vs-rest) on one-hot predictors, ν = all
-    zeros, trained on D - d_i; the thesis used SVM-Struct with a linear kernel."""
+    zeros, trained on D - d_i; the thesis used SVM-Struct with a linear kernel. `known` marks
+    the rows whose target is usable as a label (default: not ν; for the -G methods: a leaf,
+    while generalized predictor values are categories of their own)."""
     from sklearn.svm import LinearSVC
 
     def onehot(rows: np.ndarray) -> np.ndarray:
         return np.hstack([(rows[:, [a]] == np.arange(domains[a])).astype(float) for a in preds])
 
-    train = X[:, cell.target] != NU
+    train = (X[:, cell.target] != NU) if known is None else known.copy()
     train[cell.row] = False
     y = X[train, cell.target]
     if len(np.unique(y)) < 2:
@@ -184,7 +187,7 @@ def strategy_runs(frame, X, domains, cells, seed) -> dict:
     out = {}
     for m in [*BASIC, *GENERALIZED]:
         chance = SeededChance(seed)
-        times, loss, ok = [], [], {"nb": 0, "id3": 0}
+        times, loss, ok = [], [], {"nb": 0, "id3": 0, "svm": 0}
         deleted = coin = 0
         for c in cells:
             if m in METHODS_G:
@@ -198,6 +201,8 @@ def strategy_runs(frame, X, domains, cells, seed) -> dict:
                 if res.status != "deleted":
                     ok["nb"] += not p.g_predicts(gc)
                     ok["id3"] += not id3_g_predicts(p, gc)
+                    leaves = np.isin(p.X[:, gc.target], BREAST_TAXONOMY.leaves_under(0))
+                    ok["svm"] += not svm_predicts(p.X, gdomains, gc, preds[gc.target], known=leaves)
             else:
                 p = Problem(X.copy(), domains, preds)
                 p.hide(c.row, c.target, [])
@@ -208,6 +213,7 @@ def strategy_runs(frame, X, domains, cells, seed) -> dict:
                 if res.status != "deleted":
                     ok["nb"] += not p.nb_predicts(c)
                     ok["id3"] += not p.id3_predicts(c)
+                    ok["svm"] += not svm_predicts(p.X, domains, c, preds[c.target])
             deleted += res.status == "deleted"
             coin += res.status == "coin_kept"
         out[m] = {"ms_per_suppression": round(1000 * float(np.mean(times)), 3),
