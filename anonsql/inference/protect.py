@@ -111,6 +111,16 @@ def suppress_cells(p: Problem, cells: Sequence[Cell], method: str, chance: Chanc
         if p.domains[r.cell.target] == 2 and exposed(p, r.cell, classifiers) and not chance.suppress():
             r.status = COIN_KEPT
     pending = [r for r in results if r.status != COIN_KEPT]
+    _drive(p, results, pending, run, enhanced, chance, lambda c: exposed(p, c, classifiers), max_runs)
+    for r in results:
+        r.after = predictions(p, r.cell)
+    return results
+
+
+def _drive(p, results: list, pending: list, run, enhanced, chance, still_exposed, max_runs: int) -> None:
+    """Run the method on every pending cell (an enhanced method on its groups), then run the
+    plain method again on each cell a classifier still predicts, up to `max_runs` times,
+    and finally delete its tuple (NRD), so that no cell is left predicted."""
     if enhanced:
         group_run, _, key = enhanced
         groups: dict = {}
@@ -123,14 +133,11 @@ def suppress_cells(p: Problem, cells: Sequence[Cell], method: str, chance: Chanc
         for r in pending:
             _merge(r, run(p, r.cell, chance))
     while True:
-        again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and exposed(p, r.cell, classifiers)]
+        again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and still_exposed(r.cell)]
         if not again:
-            break
+            return
         for r in again:
             _merge(r, (run if r.runs < max_runs else nrd)(p, r.cell, chance))
-    for r in results:
-        r.after = predictions(p, r.cell)
-    return results
 
 
 def _merge(r: CellResult, out: Outcome) -> None:
@@ -176,23 +183,7 @@ def suppress_cells_g(p: GProblem, cells: Sequence[Cell], method: str, chance: Ch
     results = [CellResult(c) for c in cells]
     for r in results:
         r.before = predictions_g(p, r.cell, classifiers)
-    if enhanced:
-        group_run, _, key = enhanced
-        groups: dict = {}
-        for r in results:
-            groups.setdefault(key(r.cell), []).append(r)
-        for group in groups.values():
-            for r, out in zip(group, group_run(p, [r.cell for r in group], chance)):
-                _merge(r, out)
-    else:
-        for r in results:
-            _merge(r, run(p, r.cell, chance))
-    while True:
-        again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and exposed_g(p, r.cell, classifiers)]
-        if not again:
-            break
-        for r in again:
-            _merge(r, (run if r.runs < max_runs else nrd)(p, r.cell, chance))
+    _drive(p, results, results, run, enhanced, chance, lambda c: exposed_g(p, c, classifiers), max_runs)
     for r in results:
         if p.X[r.cell.row, r.cell.target] < 0:  # its tuple was deleted for another cell
             r.status = DELETED
