@@ -339,6 +339,25 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _confidential_rows(inp, keys, results, frame, at, deleted_rows, removed, problems):
+    """Each confidential cell's (key, column, published row), after the checks both suites
+    share: its row is present unless removed, a deleted tuple keeps no value, a removed one
+    is gone. Problems found are appended to `problems`."""
+    deleted = {str(keys[i]) for i in deleted_rows}
+    for r in results:
+        k, name = str(keys[r.cell.row]), inp.columns[r.cell.target]
+        if k not in at:
+            if not (removed and k in deleted):
+                problems.append(f"row {inp.key} = {k} is missing")
+            continue
+        row = frame.iloc[at[k], 1:]
+        if k in deleted and not row.isna().all():
+            problems.append(f"deleted tuple {inp.key} = {k} still has values")
+        yield k, name, row
+    if removed and deleted & set(at):
+        problems.append("a tuple that had to be deleted is still in the table")
+
+
 def _write_back(engine: Engine, source: Table, out: sql.TableName, changes: sql.TableName, key: str,
                 decisions: pd.DataFrame, removed: list) -> None:
     """Record the old values, then NULL the decided cells: one UPDATE per column."""
@@ -434,19 +453,9 @@ def _verify_g(engine: Engine, out: sql.TableName, changes: sql.TableName, inp: _
             if tax is None or tax.find(new) is None or tax.find(old) is None \
                     or not tax.is_descendant(tax.index(old), tax.index(new)):
                 problems.append(f"cell ({inp.key} = {k}, {c}): {new!r} is not a generalization of its value")
-    deleted = {str(keys[i]) for i in deleted_rows}
-    for r in results:
-        k, name = str(keys[r.cell.row]), inp.columns[r.cell.target]
-        if k not in at:
-            if not (removed and k in deleted):
-                problems.append(f"row {inp.key} = {k} is missing")
-            continue
+    for k, name, row in _confidential_rows(inp, keys, results, frame, at, deleted_rows, removed, problems):
         if (k, name) not in change:
             problems.append(f"cell ({inp.key} = {k}, {name}) is not generalized")
-        if k in deleted and not frame.iloc[at[k], 1:].isna().all():
-            problems.append(f"deleted tuple {inp.key} = {k} still has values")
-    if removed and deleted & set(at):
-        problems.append("a tuple that had to be deleted is still in the table")
     checked = [r for r in results if r.status not in (COIN_KEPT, DELETED)]
     if "id3" in CLASSIFIERS[method]:
         taxes = [taxonomies.get(c) for c in inp.columns]
@@ -535,20 +544,9 @@ def _verify(engine: Engine, out: sql.TableName, changes: sql.TableName, inp: _In
     for k, c in pairs:
         if k in at and not pd.isna(frame.iloc[at[k]][c]):
             problems.append(f"changes table lists ({inp.key} = {k}, {c}) but the cell is not NULL")
-    deleted = {str(keys[i]) for i in deleted_rows}
-    for r in results:
-        k, name = str(keys[r.cell.row]), inp.columns[r.cell.target]
-        if k not in at:
-            if not (removed and k in deleted):
-                problems.append(f"row {inp.key} = {k} is missing")
-            continue
-        row = frame.iloc[at[k], 1:]
+    for k, name, row in _confidential_rows(inp, keys, results, frame, at, deleted_rows, removed, problems):
         if not pd.isna(row[name]):
             problems.append(f"cell ({inp.key} = {k}, {name}) is not hidden")
-        if k in deleted and not row.isna().all():
-            problems.append(f"deleted tuple {inp.key} = {k} still has values")
-    if removed and deleted & set(at):
-        problems.append("a tuple that had to be deleted is still in the table")
     checked = [r for r in results if r.status not in (COIN_KEPT, DELETED)]
     if "nb" in CLASSIFIERS[method]:
         for t in {r.cell.target for r in checked}:

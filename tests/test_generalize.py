@@ -273,15 +273,20 @@ TAXONOMIES = ",".join(f"{s}=severity" for s in SYMPTOMS) + ",diagnosis=diagnoses
 SEED = 0  # SeededChance(0) continues on the |V_candidate| = 2 coin, as Example 7 assumes
 
 
-@pytest.fixture
-def records(engine, make_table, tmp_path):
-    """Table 4.1 with a key, and the two taxonomies stored."""
+def write_records(make_table, tmp_path) -> None:
+    """Table 4.1 with a key as table `records`, and the two taxonomies as files in tmp_path."""
     columns = list(zip(*TABLE_4_1))
     make_table("records", {"id": list(range(1, 19)), **{c: list(v) for c, v in zip([*SYMPTOMS, "diagnosis"], columns)}})
     (tmp_path / "severity.json").write_text('{"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}}')
     (tmp_path / "diagnoses.toml").write_text('["Digestive Disease"]\n"S.I. Ulcer" = []\n\n'
                                              '["Digestive Disease"."Gastric Disease"]\n'
                                              'Dyspepsia = []\nGastritis = []\n')
+
+
+@pytest.fixture
+def records(engine, make_table, tmp_path):
+    """Table 4.1 with a key, and the two taxonomies stored."""
+    write_records(make_table, tmp_path)
     load_taxonomy(engine, "severity", file=tmp_path / "severity.json")
     load_taxonomy(engine, "diagnoses", file=tmp_path / "diagnoses.toml")
     return engine
@@ -391,12 +396,7 @@ def test_cli_taxonomy_load_show_and_protect_g(db, engine, make_table, tmp_path, 
     """The commands a steward types: taxonomy load/show, protect --method decp-g --taxonomy."""
     from anonsql.cli import main
 
-    columns = list(zip(*TABLE_4_1))
-    make_table("records", {"id": list(range(1, 19)), **{c: list(v) for c, v in zip([*SYMPTOMS, "diagnosis"], columns)}})
-    (tmp_path / "severity.json").write_text('{"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}}')
-    (tmp_path / "diagnoses.toml").write_text('["Digestive Disease"]\n"S.I. Ulcer" = []\n\n'
-                                             '["Digestive Disease"."Gastric Disease"]\n'
-                                             'Dyspepsia = []\nGastritis = []\n')
+    write_records(make_table, tmp_path)
     assert main(["taxonomy", "load", "--db", db, "--name", "severity", "--file", str(tmp_path / "severity.json")]) == 0
     assert main(["taxonomy", "load", "--db", db, "--name", "diagnoses", "--file", str(tmp_path / "diagnoses.toml")]) == 0
     assert "stored" in capsys.readouterr().out
