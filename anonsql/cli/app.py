@@ -1,0 +1,94 @@
+"""The `anonsql` command group and its one error handler.
+
+Exit codes: 0 success, 1 a check that ran and failed (e.g. not k-anonymous), 2 bad input or
+a refused run (one line on stderr, no traceback, nothing changed in the database). The same
+rule holds for a closed output pipe (`anonsql … | head`) and for Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from ..errors import AnonsqlError, first_line, redact
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class Failure(click.ClickException):
+    """An error of a running command, shown as `anonsql <command>: error: <one line>`."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, command: str):
+        super().__init__(message)
+        self.command = command
+
+
+class Command(click.Command):
+    """A command whose user errors, broken pipes and interrupts become one `Failure` line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AnonsqlError as exc:
+            raise Failure(first_line(exc), ctx.command_path) from None
+        except BrokenPipeError:
+            _silence_stdout()
+            raise Failure("the output was closed early (broken pipe)", ctx.command_path) from None
+        except KeyboardInterrupt:
+            raise Failure("interrupted; an unfinished run is rolled back", ctx.command_path) from None
+
+
+class Group(click.Group):
+    """A group whose commands and subgroups follow the same error rule."""
+
+    command_class = Command
+    group_class = type  # subgroups are Groups too (click: `type` means "this class")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's final flush does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="anonsql", prog_name="anonsql")
+def cli() -> None:
+    """Anonymize tables where they live: statistics and rewrites run as SQL in DuckDB (a file
+    path) or PostgreSQL (a postgresql:// URL), decisions in Python on small count tables, and
+    every guarantee is re-checked by an independent SQL query before success is reported.
+
+    NULL in a quasi-identifier is the papers' suppressed value (⊥): it counts as a value of its
+    own when rows are grouped, and no row is ever dropped for holding one.
+    """
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (never raises, never prints a traceback)."""
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None, prog_name="anonsql",
+                          standalone_mode=False)
+    except Failure as exc:
+        click.echo(f"{exc.command}: error: {redact(exc.format_message())}", err=True)
+        return exc.exit_code
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "anonsql"
+        hint = f" (see {where} --help)" if exc.ctx else ""
+        click.echo(f"{where}: error: {redact(first_line(exc))}{hint}", err=True)
+        return EXIT_USAGE
+    except click.ClickException as exc:
+        click.echo(f"anonsql: error: {redact(first_line(exc))}", err=True)
+        return exc.exit_code
+    except click.Abort:
+        click.echo("anonsql: error: interrupted", err=True)
+        return EXIT_USAGE
+    return result if isinstance(result, int) else EXIT_OK

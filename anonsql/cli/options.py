@@ -1,0 +1,126 @@
+"""Options every command shares, declared once, and the one way a command prints its result."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from ..report import Progress, Report, save
+from .app import EXIT_FAILED, EXIT_OK
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DB_HELP = ("DuckDB database file (created by load/dataset) or postgresql://user@host:port/dbname URL")
+
+
+class OutputFile(click.ParamType):
+    """A file a job will write (`-` = standard output), checked before any work is done:
+    its folder must exist and be writable, and it must not be a folder itself."""
+
+    name = "FILE"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value == "-":
+            return value
+        path = os.fspath(value)
+        if os.path.isdir(path):
+            self.fail(f"{path} is a directory, not a file", param, ctx)
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            self.fail(f"folder {folder} does not exist", param, ctx)
+        if not os.access(folder if not os.path.exists(path) else path, os.W_OK):
+            self.fail(f"{path} is not writable", param, ctx)
+        return path
+
+
+def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    def apply(f: F) -> F:
+        for d in reversed(decorators):
+            f = d(f)
+        return f
+    return apply
+
+
+db = click.option("--db", required=True, metavar="DB", help=DB_HELP)
+as_json = click.option("--json", "as_json", is_flag=True, help="print a JSON object instead of text")
+quiet = click.option("--quiet", is_flag=True, help="no progress lines on stderr")
+report = click.option("--report", "report_file", type=OutputFile(),
+                      help="also write the JSON report to FILE (- for standard output)")
+seed = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                    help="seed of the run's random choices (same seed, same result)")
+k = click.option("--k", required=True, type=click.IntRange(min=1), help="the anonymity threshold k >= 1")
+
+
+def table(help: str = "table name (name or schema.name)", required: bool = True) -> Callable[[F], F]:
+    return click.option("--table", required=required, help=help)
+
+
+def class_column(help: str = "class (label) column", required: bool = True) -> Callable[[F], F]:
+    return click.option("--class", "class_column", required=required, help=help)
+
+
+def qi(required: bool = True) -> Callable[[F], F]:
+    return click.option("--qi", required=required, help="comma-separated quasi-identifier columns")
+
+
+def common(with_table: bool = True) -> Callable[[F], F]:
+    """--db, --table (unless `with_table` is False) and --json: every command has them."""
+    return _compose(db, *( [table()] if with_table else []), as_json)
+
+
+def output(default: str, in_place: bool = True) -> Callable[[F], F]:
+    """--out (default named by `default`), --in-place where the job supports it, --replace."""
+    opts = [click.option("--out", help=f"output table (default {default})")]
+    if in_place:
+        opts.append(click.option("--in-place", is_flag=True,
+                                 help="rewrite the source table in one transaction (excludes --out)"))
+    opts.append(click.option("--replace", is_flag=True, help="replace the output if it exists"))
+    return _compose(*opts)
+
+
+emit_sql = _compose(
+    click.option("--emit-sql", type=OutputFile(),
+                 help="write the run as a reviewable SQL script to FILE (- for standard output), "
+                 "ending with the verification queries"),
+    click.option("--dry-run", is_flag=True, help="with --emit-sql: write the script, change nothing"),
+)
+
+
+def progress(quiet: bool) -> Progress | None:
+    """The progress sink of a command: throttled lines on stderr, or None with --quiet."""
+    return None if quiet else _Progress()
+
+
+class _Progress:
+    """Progress lines on stderr, at most one per second for a loop's frequent reports
+    (lines starting with two spaces); stage lines always pass."""
+
+    def __init__(self) -> None:
+        self._last = 0.0
+
+    def __call__(self, message: str) -> None:
+        now = time.monotonic()
+        if message.startswith("  ") and now - self._last < 1.0:
+            return
+        self._last = now
+        sys.stderr.write(message + "\n")
+
+
+def finish(result: Report, as_json: bool, report_file: str | None = None, *, emit_sql: str | None = None,
+           check: bool = False) -> int:
+    """Print the result (JSON or the summary), write --report, and return the exit code:
+    with `check`, 1 when the check ran and failed (e.g. not k-anonymous), else 0.
+    When --report or --emit-sql take standard output, the summary goes to stderr."""
+    stdout_taken = "-" in (report_file, emit_sql)
+    if report_file:
+        save(report_file, result.to_json())
+    if as_json and report_file != "-":
+        click.echo(result.to_json())
+    elif not as_json:
+        click.echo(result.summary(), err=stdout_taken)
+    return EXIT_FAILED if check and not result.ok else EXIT_OK
