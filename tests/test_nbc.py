@@ -10,12 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import anonsql
-from anonsql import catalog, cli, nbc_job
-from anonsql.errors import AnonsqlError
-from anonsql.nbc import breach, equivalence as eq
+from anonsql import api, catalog, cli
+from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.nbc import breach
+from anonsql.nbc import equivalence as eq
+from anonsql.nbc import job as nbc_job
+from anonsql.nbc import verify as nbc_verify
 from anonsql.nbc.est import est
 from anonsql.nbc.transform import publish_safe, root_exponent, step1, step2, step3, validate
 from anonsql.nbc.views import Viewset, amplification, is_safe, k_sind, smallest_rho
+from anonsql.report import Check
 
 from .conftest import table_rows
 
@@ -187,61 +191,103 @@ TOY = {
 def test_views_check_publish_verify(db, engine, make_table):
     make_table("t", TOY)
     before = table_rows(engine, "t")
-    v = nbc_job.nbc_views(engine, "t", "sal", "adr,age", counts=True)
+    v = api.nbc_views(engine, "t", "sal", "adr,age", counts=True)
     assert v.classes == ["50K", "70K"] and v.P == {"50K": 3, "70K": 6}
     assert v.null_cells == {"adr": 1, "age": 0} and v.rows == 9
     assert {(r["attribute"], r["value"], r["class"]): r["count"] for r in v.N}[("adr", "W", "70K")] == 5
     assert v.smallest_rho == 25 and v.smallest_rho_exact == "25"  # adr W: 5 vs 1, n = 2
-    assert not nbc_job.nbc_check(engine, "t", "sal", "adr,age", "24.9").safe
-    assert nbc_job.nbc_check(engine, "t", "sal", "adr,age", 25).safe
-    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
-    assert r.verified and r.achieved_rho <= 1.5 and r.equivalence_checked_on == "full product"
+    assert not api.nbc_check(engine, "t", "sal", "adr,age", "24.9").ok
+    checked = api.nbc_check(engine, "t", "sal", "adr,age", 25)
+    assert checked.ok and [c.name for c in checked.checks] == ["condition (10) for rho"]
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
+    assert r.achieved_rho <= 1.5 and r.equivalence_checked_on == "full product"
+    assert [c.name for c in r.checks] == [nbc_verify.SAFETY, nbc_verify.SUMS, nbc_verify.EQUIVALENCE]
     assert table_rows(engine, "t") == before
     cls_rows = table_rows(engine, "pub_class")
     attr_rows = table_rows(engine, "pub_attr")
     assert [(c, w) for c, _, w in cls_rows] == [("50K", 1), ("70K", 1)] and len(attr_rows) == 8
     assert all(int(n) > 0 for *_, n in attr_rows)
-    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
-    assert ver.equivalent and ver.tuples_checked == 4 and ver.published_smallest_rho <= 1.5
+    ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert ver.ok and ver.tuples_checked == 4 and ver.published_smallest_rho <= 1.5
     with pytest.raises(AnonsqlError, match="already exists"):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
-    assert nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 3, "pub", replace=True).verified
+        api.nbc_publish(engine, "t", "sal", "adr,age", "1.5", "pub")
+    assert api.nbc_publish(engine, "t", "sal", "adr,age", 3, "pub", replace=True).achieved_rho <= 3
     # Safe for rho = 30 already, but the NULL in adr leaves Σ_t N^adr_t,c < P_c: all four steps run.
-    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", replace=True)
-    assert r.verified and not r.identity
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", replace=True)
+    assert not r.identity
 
 
 def test_safe_complete_views_are_published_unchanged(db, engine, make_table):
     make_table("t", {k: v[:8] for k, v in TOY.items()})  # no NULL
-    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub")
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub")
     assert r.identity and r.k == 1 and r.achieved_rho == r.original_smallest_rho
     assert sorted(int(n) for _, n, _ in table_rows(engine, "pub_class")) == [2, 6]
 
 
 def test_verify_prints_the_offending_tuple(db, engine, make_table):
     make_table("t", TOY)
-    nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
     engine.execute('UPDATE pub_attr SET "count" = "count" * 1000 WHERE "class" = \'50K\' AND "value" = \'P\'')
-    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
-    assert not ver.equivalent and "adr=P" in ver.differences[0]
+    ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert not ver.ok and "adr=P" in ver.differences[0]
+    assert cli.main(["nbc", "verify", "--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age",
+                     "--published", "pub"]) == 1
 
 
 def test_precedence_decides_ties_and_is_reported(db, engine, make_table):
     # n = 1, X = N: at a = x the classes tie (1 vs 1); at y, p wins 3 to 1 (ratio 3 > rho 2).
     make_table("t", {"a": ["x", "x", "y", "y", "y", "y"], "c": ["p", "q", "p", "p", "p", "q"]})
-    r = nbc_job.nbc_publish(engine, "t", "c", "a", 2, "pub", precedence="q,p")
+    r = api.nbc_publish(engine, "t", "c", "a", 2, "pub", precedence="q,p")
     assert r.classes == ["q", "p"] and not r.identity
-    assert nbc_job.nbc_verify(engine, "t", "c", "a", "pub", precedence="q,p").equivalent
-    ver = nbc_job.nbc_verify(engine, "t", "c", "a", "pub")  # default: q (last in sort order) wins ties
-    assert not ver.equivalent and ver.differences[0].startswith("tuple (a=x)")
+    assert api.nbc_verify(engine, "t", "c", "a", "pub", precedence="q,p").ok
+    ver = api.nbc_verify(engine, "t", "c", "a", "pub")  # default: q (last in sort order) wins ties
+    assert not ver.ok and ver.differences[0].startswith("tuple (a=x)")
 
 
-def test_failed_sql_check_writes_nothing(db, engine, make_table, monkeypatch):
-    make_table("t", TOY)
-    monkeypatch.setattr(nbc_job, "sql_check", lambda *a, **k: ["injected failure"])
-    with pytest.raises(AnonsqlError, match="injected failure"):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
-    assert catalog.find_table(engine, "pub_class") is None and catalog.find_table(engine, "pub_attr") is None
+def _failing_safety(*args, **kwargs):
+    return [Check(nbc_verify.SAFETY, False, "nbc/check_safety", "injected failure")]
+
+
+def test_failed_verification_rolls_back_everything(db, engine, make_table, monkeypatch, capsys):
+    make_table("t", {k: v[:8] for k, v in TOY.items()})  # safe for rho 100: small synthetic rows
+    api.nbc_publish(engine, "t", "sal", "adr,age", 2, "old")  # what a --replace run would replace
+    names = ["t", "old_class", "old_attr"]
+    before = [table_rows(engine, name) for name in names]
+    monkeypatch.setattr(nbc_verify, "safety", _failing_safety)
+    with pytest.raises(VerificationError, match="condition \\(10\\) for rho: injected failure") as failure:
+        api.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub", synthetic=True)
+    assert [c.name for c in failure.value.checks if not c.passed] == [nbc_verify.SAFETY]
+    assert all(catalog.find_table(engine, f"pub{s}") is None for s in ("_class", "_attr", "_rows"))
+    with pytest.raises(VerificationError):
+        api.nbc_publish(engine, "t", "sal", "adr,age", 3, "old", replace=True)
+    args = ["nbc", "publish", "--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age", "--rho", "3",
+            "--out", "old", "--replace", "--quiet"]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("anonsql nbc publish: error: verification failed") and "\n" not in err
+    assert [table_rows(engine, name) for name in names] == before
+
+
+@pytest.mark.parametrize("rows, rho, synthetic", [(9, "1.5", False), (8, "100", True)])
+def test_emitted_script_runs_and_ends_with_the_checks(db, engine, make_table, tmp_path, rows, rho, synthetic):
+    make_table("t", {k: v[:rows] for k, v in TOY.items()})  # 9 rows: 30-digit counts; 8: safe, published as is
+    path = tmp_path / "publish.sql"
+    dry = api.nbc_publish(engine, "t", "sal", "adr,age", rho, "pub", synthetic=synthetic, emit_sql=str(path),
+                          execute=False)
+    assert not dry.ok and not dry.checks and dry.notes and catalog.find_table(engine, "pub_class") is None
+    script = path.read_text()
+    body, checks = script.split("COMMIT;")
+    assert "INSERT INTO" in body and '"pub_attr"' in body and "-- Verification" in checks
+    queries = [q.strip() for q in checks.split(";\n") if q.strip()]
+    assert "bad_values" in queries[0] and len(queries) == 1 + 2 * synthetic and script.rstrip().endswith(";")
+    if engine.dialect != "duckdb":
+        return  # the script is in the engine's dialect; running it is tested on DuckDB
+    engine.execute(body + "COMMIT;")
+    assert engine.fetch_all(queries[0])[0] == (0, 0, 0, 2, 2)
+    api.nbc_publish(engine, "t", "sal", "adr,age", rho, "real", synthetic=synthetic)
+    for suffix in ("_class", "_attr", "_rows")[: 2 + synthetic]:
+        assert table_rows(engine, "pub" + suffix) == table_rows(engine, "real" + suffix)
+    assert api.nbc_verify(engine, "t", "sal", "adr,age", "pub").ok
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -258,7 +304,7 @@ def test_bad_input_is_one_error_and_writes_nothing(db, engine, make_table, kwarg
     make_table("t", TOY)
     args = dict(class_column="sal", attrs="adr,age", rho=2, out="pub") | kwargs
     with pytest.raises(AnonsqlError, match=message):
-        nbc_job.nbc_publish(engine, "t", args["class_column"], args["attrs"], args["rho"], args["out"],
+        api.nbc_publish(engine, "t", args["class_column"], args["attrs"], args["rho"], args["out"],
                             precedence=args.get("precedence"))
     assert catalog.find_table(engine, "pub_class") is None
 
@@ -266,31 +312,31 @@ def test_bad_input_is_one_error_and_writes_nothing(db, engine, make_table, kwarg
 def test_single_class_and_all_null_attribute_are_errors(db, engine, make_table):
     make_table("one", {"a": ["x", "y"], "c": ["p", "p"]})
     with pytest.raises(AnonsqlError, match="fewer than 2"):
-        nbc_job.nbc_views(engine, "one", "c", "a")
+        api.nbc_views(engine, "one", "c", "a")
     make_table("t", {"a": ["x", None, "y"], "c": ["p", "q", "p"]})
     with pytest.raises(AnonsqlError, match="no non-NULL value"):
-        nbc_job.nbc_views(engine, "t", "c", "a")
+        api.nbc_views(engine, "t", "c", "a")
 
 
 def test_car_four_classes(db, engine):
     anonsql.load_dataset(db, "car")
     cols = [c for c in catalog.get_table(engine, "car").column_names]
     cls, attrs = cols[-1], cols[:-1]
-    v = nbc_job.nbc_views(engine, "car", cls, attrs)
+    v = api.nbc_views(engine, "car", cls, attrs)
     assert len(v.classes) == 4 and v.smallest_rho is None  # zero counts in Car Evaluation
-    r = nbc_job.nbc_publish(engine, "car", cls, attrs, 2, "car_nbc")
-    assert r.verified and r.achieved_rho <= 2 and r.equivalence_checked_on == "full product"
-    assert nbc_job.nbc_verify(engine, "car", cls, attrs, "car_nbc").equivalent
+    r = api.nbc_publish(engine, "car", cls, attrs, 2, "car_nbc")
+    assert r.achieved_rho <= 2 and r.equivalence_checked_on == "full product"
+    assert api.nbc_verify(engine, "car", cls, attrs, "car_nbc").ok
 
 
 def test_breach_on_the_figure1_table(db, engine, make_table):
     # T_1 of Figure 1(a): 4 x <W,40,70K>, <P,30,70K>, <W,40,50K>, <P,30,50K>
     make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
                       "sal": ["70K"] * 5 + ["50K"] * 2})
-    b = nbc_job.nbc_breach(engine, "t1", "sal", "adr,age", "adr=W,age=40")
-    assert b["worlds"] == 10 and b["posterior_exact"]["70K"] == "22/25" and b["prior"]["70K"] == 0.5
+    b = api.nbc_breach(engine, "t1", "sal", "adr,age", "adr=W,age=40")
+    assert b.worlds == 10 and b.posterior_exact["70K"] == "22/25" and b.prior["70K"] == 0.5
     with pytest.raises(AnonsqlError, match="--known"):
-        nbc_job.nbc_breach(engine, "t1", "sal", "adr,age", "zip=1")
+        api.nbc_breach(engine, "t1", "sal", "adr,age", "zip=1")
 
 
 # ---------- EST (Figure 7) ----------
@@ -298,17 +344,17 @@ def test_breach_on_the_figure1_table(db, engine, make_table):
 def test_est_fails_with_statement14_reason_and_writes_nothing(db, engine, make_table):
     make_table("t", TOY)
     with pytest.raises(AnonsqlError, match="FAIL: Statement 14 fails"):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=3", r="1.3")
+        api.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=3", r="1.3")
     assert catalog.find_table(engine, "est_class") is None
 
 
 def test_est_publishes_r_close_views_when_possible(db, engine, make_table):
     # n = 1: x has 25 vs 1, y 5 vs 9 (Viewset P = [30, 10]); prior 3:1, a loose r.
     make_table("t", {"a": ["x"] * 26 + ["y"] * 14, "c": ["p"] * 25 + ["q"] + ["p"] * 5 + ["q"] * 9})
-    r = nbc_job.nbc_publish(engine, "t", "c", "a", out="est", prior={"p": 3, "q": 1}, r=10**20)
-    assert r.method == "EST" and r.verified and r.prior_weights == {"p": 3, "q": 1}
+    r = api.nbc_publish(engine, "t", "c", "a", out="est", prior={"p": 3, "q": 1}, r=10**20)
+    assert r.method == "EST" and r.prior_weights == {"p": 3, "q": 1}
     assert r.est["theta"] >= 1 and r.est["sub_labels"] == 4
-    assert nbc_job.nbc_verify(engine, "t", "c", "a", "est").equivalent
+    assert api.nbc_verify(engine, "t", "c", "a", "est").ok
     assert [row[2] for row in table_rows(engine, "est_class")] == [3, 1]
 
 
@@ -345,56 +391,55 @@ def test_bad_prior_is_one_error(db, engine, make_table, kwargs, message):
     make_table("t", TOY)
     args = dict(rho=None, r=2) | kwargs
     with pytest.raises(AnonsqlError, match=message):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", args.pop("rho"), "est", **args)
+        api.nbc_publish(engine, "t", "sal", "adr,age", args.pop("rho"), "est", **args)
 
 
-# ---------- CLI: `anonsql nbc ...` (runs once the nbc subparser is wired into anonsql.cli) ----------
+# ---------- CLI: `anonsql nbc ...` ----------
 
-needs_cli = pytest.mark.skipif("nbc" not in cli._COMMANDS, reason="`anonsql nbc` not yet wired into anonsql.cli")
-
-
-@needs_cli
 def test_cli_views_check_publish_verify_breach(db, engine, make_table, capsys):
     make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
                       "sal": ["70K"] * 5 + ["50K"] * 2})
     base = ["--db", db, "--table", "t1", "--class", "sal", "--attrs", "adr,age"]
     assert cli.main(["nbc", "views", *base]) == 0
-    assert "smallest rho (Corollary 4): 16" in capsys.readouterr().out
+    assert "makes the raw views safe (rho, Corollary 4): 16" in capsys.readouterr().out
     assert cli.main(["nbc", "check", *base, "--rho", "2"]) == 1
     assert cli.main(["nbc", "publish", *base, "--rho", "2", "--out", "p"]) == 0
     assert "published p_class and p_attr" in capsys.readouterr().out
     assert cli.main(["nbc", "verify", *base, "--published", "p", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["equivalent"] is True
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+    assert cli.main(["nbc", "publish", *base, "--rho", "2", "--out", "q", "--emit-sql", "-", "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("-- anonsql nbc publish") and "database unchanged" in err
+    assert catalog.find_table(engine, "q_class") is None
     assert cli.main(["nbc", "breach", *base, "--known", "adr=W,age=40"]) == 0
     assert "posterior 88.00%" in capsys.readouterr().out
 
 
-@needs_cli
 def test_cli_bad_input_exits_2_with_one_line(db, engine, make_table, capsys):
     make_table("t", TOY)
-    base = ["--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age", "--out", "p"]
+    base = ["--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age", "--out", "p", "--quiet"]
     for extra in (["--rho", "1"], ["--prior", "50K=1,70K=3", "--r", "1.3"], []):
         assert cli.main(["nbc", "publish", *base, *extra]) == 2
         err = capsys.readouterr().err.strip()
-        assert err.startswith("anonsql nbc: error:") and "\n" not in err
+        assert err.startswith("anonsql nbc publish: error:") and "\n" not in err
     assert catalog.find_table(engine, "p_class") is None
 
 
 def test_large_products_use_the_provable_precision_and_table_tuples(db, engine, make_table, monkeypatch):
     make_table("t", TOY)
-    monkeypatch.setattr(nbc_job, "FULL_PRODUCT_LIMIT", 1)
-    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
-    assert r.verified and r.equivalence_checked_on == "table tuples" and r.bits > 24
-    ver = nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "pub")
-    assert ver.equivalent and ver.checked_on == "table tuples" and ver.tuples_checked == 3  # W40, P30, W30
+    monkeypatch.setattr(nbc_verify, "FULL_PRODUCT_LIMIT", 1)
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    assert r.equivalence_checked_on == "table tuples" and r.bits > 24
+    ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
+    assert ver.ok and ver.checked_on == "table tuples" and ver.tuples_checked == 3  # W40, P30, W30
     with pytest.raises(AnonsqlError, match="FAIL: EST proves"):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=1", r=2)
+        api.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=1", r=2)
 
 
 def test_synthetic_rows_have_the_published_views(db, engine, make_table):
     make_table("t", {k: v[:8] for k, v in TOY.items()})  # already safe for rho 100: P = (2, 6)
-    r = nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub", synthetic=True)
-    assert r.verified and r.out_rows == "pub_rows"
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub", synthetic=True)
+    assert r.out_rows == "pub_rows" and r.checks[-1].name == "synthetic rows have the published views"
     rows = table_rows(engine, "pub_rows")
     published = {(a, x, c): int(n) for a, x, c, n in table_rows(engine, "pub_attr")}
     P = {c: int(n) for c, n, _ in table_rows(engine, "pub_class")}
@@ -404,13 +449,13 @@ def test_synthetic_rows_have_the_published_views(db, engine, make_table):
             if a == attr:
                 assert sum(1 for row in rows if row[j] == x and row[2] == c) == n
     # the rows train the same classifier as the source: their own views verify against it
-    nbc_job.nbc_publish(engine, "pub_rows", "sal", "adr,age", 100, "again")
-    assert nbc_job.nbc_verify(engine, "t", "sal", "adr,age", "again").equivalent
+    api.nbc_publish(engine, "pub_rows", "sal", "adr,age", 100, "again")
+    assert api.nbc_verify(engine, "t", "sal", "adr,age", "again").ok
 
 
 def test_synthetic_refuses_astronomical_row_counts(db, engine, make_table, monkeypatch):
     make_table("t", TOY)
     monkeypatch.setattr(nbc_job, "SYNTHETIC_ROW_LIMIT", 5)
     with pytest.raises(AnonsqlError, match="--synthetic would write"):
-        nbc_job.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", synthetic=True)
+        api.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", synthetic=True)
     assert catalog.find_table(engine, "pub_class") is None and catalog.find_table(engine, "pub_rows") is None

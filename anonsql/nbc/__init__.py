@@ -2,7 +2,8 @@
 
 Pure algorithms (no SQL): views.py (P, N and Corollary 4), equivalence.py (Definition 2),
 transform.py (SafetyTransform, Figure 2), est.py (EST, Figure 7), breach.py (Section 4's
-possible-worlds attacker).
+possible-worlds attacker). Then stats.py (the views by SQL), rewrite.py (the published tables
+and the --emit-sql script), verify.py (the independent checks) and job.py (the jobs).
 """
 
 from .breach import Breach, breach

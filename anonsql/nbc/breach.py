@@ -9,11 +9,11 @@ d_1..d_10 for V_1). Worlds are equally likely (Section 4's uniform assumption).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import product
 from math import comb
-from typing import Iterator, Mapping, Sequence
 
 from ..errors import AnonsqlError
 

@@ -10,10 +10,10 @@ tuple is decided again with exact integer/Fraction products, so no rounding can 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
-from typing import Iterable, Iterator
 
 import numpy as np
 

@@ -10,13 +10,13 @@ FAILs with the reason, Statement 14's condition being checked first.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import reduce
-from typing import Callable, Sequence
 
 from .transform import publish_safe, step1, step2, step3, step4, validate
-from .views import Viewset, is_safe
+from .views import Number, Viewset, is_safe
 
 #: The split makes Σ_c F_c classes, and Definition 2 is checked for every pair of them.
 MAX_SUB_LABELS = 64
@@ -103,7 +103,7 @@ def est(view: Viewset, prior: Sequence[Fraction], r: Fraction,
 
     # 4: merge (Definition 6): F_c times the smallest count of c's sub-labels; then Steps 3-4
     # again, since a per-value minimum breaks Σ_t N^i_{t,c} = P_c (the checks below decide).
-    def merge(values: list) -> list[int]:
+    def merge(values: Sequence[Number]) -> list[Number]:
         return [weights[c] * min(v for o, v in zip(owners, values) if o == c) for c in range(view.classes)]
     merged = step4(step3(Viewset(merge(inner.view.P), [[merge(row) for row in attr] for attr in inner.view.N])),
                    inner.bits)

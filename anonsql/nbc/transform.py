@@ -10,10 +10,10 @@ the k-th root, is computed in Decimal with an error bound far below the offsets 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from typing import Callable
 
 from ..errors import AnonsqlError
 from .views import Viewset, is_realistic, is_safe
@@ -174,7 +174,7 @@ def safety_transform(view: Viewset, rho: Fraction, bits: int, keep_safe: bool = 
         return Transformed(view, 1, 0, Fraction(1), True)
     v1 = step1(view)
     vals = v1.values()
-    w = max(vals) / min(vals)
+    w = Fraction(max(vals)) / min(vals)
     k = root_exponent(w, rho, view.n)
     while True:
         out = step4(step3(step2(v1, k, bits)), bits)
@@ -210,7 +210,7 @@ def publish_safe(view: Viewset, rho: Fraction, equivalent: Callable[[Viewset], b
         return safety_transform(view, rho, 0)
     v1 = step1(view)
     vals = v1.values()
-    cap = sufficient_bits(view, root_exponent(max(vals) / min(vals), rho, view.n))
+    cap = sufficient_bits(view, root_exponent(Fraction(max(vals)) / min(vals), rho, view.n))
     if equivalent is not None:
         bits = 24
         while bits < cap:

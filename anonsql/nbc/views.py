@@ -7,19 +7,19 @@ Counts are ints or Fractions; nothing here rounds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence, Union
 
-Number = Union[int, Fraction]
+Number = int | Fraction
 
 
 @dataclass
 class Viewset:
     """P[c] = |σ_{C=c}(T)| and N[i][t][c] = |σ_{A_i=t ∧ C=c}(T)| (Section 3)."""
 
-    P: list[Number]
-    N: list[list[list[Number]]]  # attribute i -> value t -> class c
+    P: Sequence[Number]
+    N: Sequence[Sequence[Sequence[Number]]]  # attribute i -> value t -> class c
 
     @property
     def n(self) -> int:
@@ -32,9 +32,6 @@ class Viewset:
     def values(self) -> list[Number]:
         """Every count of the viewset: all P_c and all N^i_{t,c}."""
         return list(self.P) + [x for attr in self.N for row in attr for x in row]
-
-    def map(self, f) -> "Viewset":
-        return Viewset([f(p) for p in self.P], [[[f(x) for x in row] for row in attr] for attr in self.N])
 
 
 def _max_ratio(groups: Sequence[Sequence[Number]]) -> Fraction | None:

@@ -1,9 +1,7 @@
--- Condition (10) of Corollary 4 re-checked on the published tables, independently of Python,
--- on the prior-normalised counts count/F_c (F_c = 1: plain rho-safety; EST: one sub-label of
--- the split, Section 7.2): every (attribute, value) has a count > 0 for every class and
--- max/min <= ρ^(1/n); the same for the P_c; and Σ_t N^i_{t,c} = P_c (Statement 9a). Ratios
--- are compared in DOUBLE against ρ^(1/n)·(1 - 1e-9): stricter than (10), so float rounding
--- cannot pass an unsafe table.
+-- Condition (10) of Corollary 4 on the published tables, on the prior-normalised counts
+-- count/F_c (F_c = 1: rho-safety; EST: one sub-label of the split): per (attribute, value) and
+-- for the P_c, every class counted, > 0, and max/min <= ρ^(1/n)·(1 - 1e-9) in DOUBLE (stricter
+-- than (10): rounding cannot pass an unsafe table); and Σ_t N^i_{t,c} = P_c (Statement 9a).
 WITH per_value AS (
   SELECT a."attribute", a."value", COUNT(*) AS k, MIN(a."count") AS least,
          MIN(CAST(a."count" AS DOUBLE) / p."prior") AS lo, MAX(CAST(a."count" AS DOUBLE) / p."prior") AS hi

@@ -1,0 +1,424 @@
+"""The nbc jobs of Mozafari & Zaniolo (2009) on an open engine (anonsql.api opens it):
+`views`, `check`, `publish`, `verify` and `breach`.
+
+publish is the one data path: SQL views (P, N) -> SafetyTransform / EST -> <out>_class and
+<out>_attr (and <out>_rows) -> independent SQL checks, all in one transaction that is rolled
+back when a check fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from .. import validate
+from ..catalog import Table, drop_table, find_table, get_table
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report, save, silent
+from . import equivalence as eq
+from . import rewrite, stats, verify
+from .breach import breach
+from .est import est
+from .stats import Views
+from .transform import publish_safe
+from .transform import validate as validate_views
+from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
+
+#: Published integers must fit DECIMAL(38,0) with room for Σ_t in the SQL check.
+MAX_DIGITS = 36
+#: --synthetic writes Σ_c P_c rows; the transformed counts are often astronomically large,
+#: so beyond this many rows it refuses (before writing anything) instead of filling the disk.
+SYNTHETIC_ROW_LIMIT = 10**7
+
+Attrs = Sequence[str] | str
+Precedence = Sequence[str] | str | None
+
+
+def _rho_text(rho: Fraction | None) -> str:
+    return "none (a zero count: no rho makes the raw views safe)" if rho is None else str(rho)
+
+
+# ---- reports ----
+
+@dataclass(kw_only=True)
+class ViewsReport(Report):
+    """The NBC-enabling views of a table and what Corollary 4 and Lemma 10 say about them."""
+
+    PROVES: ClassVar[bool] = False
+
+    class_column: str
+    attrs: list[str]
+    classes: list[str]  # precedence order, last wins ties
+    rows: int
+    P: dict[str, int]
+    domain_sizes: dict[str, int]
+    null_cells: dict[str, int]  # ignored in N^i (the paper's NBC counts complete pairs)
+    zero_counts: int  # N^i_{t,c} = 0: no rho makes the raw views safe (Corollary 4)
+    smallest_rho: float | None  # Corollary 4; None when a zero count makes it infinite
+    smallest_rho_exact: str | None
+    k_sind: int  # Lemma 10: min_c P_c
+    N: list[dict[str, Any]] | None = None
+
+    def lines(self) -> list[str]:
+        lines = [f"{self.table}: {self.rows:,} rows, class {self.class_column} "
+                 f"(classes in precedence order, last wins ties: {', '.join(self.classes)})",
+                 "rows per class (P_c): " + ", ".join(f"{k}={v:,}" for k, v in self.P.items()),
+                 "values per attribute (|A_i|): " + ", ".join(f"{k}={v}" for k, v in self.domain_sizes.items()),
+                 f"zero counts (N^i_(t,c) = 0): {self.zero_counts}",
+                 "smallest amplification ratio that makes the raw views safe (rho, Corollary 4): "
+                 + (self.smallest_rho_exact or _rho_text(None)),
+                 f"indistinguishability level (k-SIND, Lemma 10: min_c P_c): {self.k_sind:,}"]
+        if any(self.null_cells.values()):
+            lines.append("NULL cells ignored: " + ", ".join(f"{k}={v:,}" for k, v in self.null_cells.items() if v))
+        lines += [f"  {x['attribute']}={x['value']} {x['class']}: {x['count']}" for x in self.N or []]
+        return lines
+
+
+@dataclass(kw_only=True)
+class CheckReport(Report):
+    """Are the raw views already safe for rho? One check: condition (10)."""
+
+    rho: float
+    smallest_rho: float | None
+    amplification: float | None  # the largest ratio (10) bounds; safe iff amplification^n <= rho
+
+    def lines(self) -> list[str]:
+        verdict = "satisfy" if self.ok else "do NOT satisfy"
+        least = "none, a zero count" if self.smallest_rho is None else f"{self.smallest_rho:g}"
+        return [f"the views of {self.table} {verdict} the safety condition for rho = {self.rho:g} "
+                f"(condition (10), Corollary 4); smallest rho: {least}"]
+
+
+@dataclass(kw_only=True)
+class PublishReport(Report):
+    """Published rho-safe (or r-close) NBC-equivalent counts, and how they were made."""
+
+    out_class: str
+    out_attr: str
+    out_rows: str | None = None  # --synthetic: a table whose NBC views equal the published counts
+    class_column: str
+    attrs: list[str]
+    classes: list[str]
+    method: str  # 'SafetyTransform' or 'EST'
+    rho: float  # rho of Corollary 4, or r of r-closeness for EST
+    original_smallest_rho: float | None
+    achieved_rho: float = 0.0  # smallest rho for which (10) holds on the published counts
+    identity: bool = False  # the views were already safe and are published unchanged (Section 6.3)
+    k: int = 0  # Step 2 root exponent
+    bits: int = 0  # Step 2 precision
+    k_sind: int = 0  # Lemma 10 on the published views
+    equivalence_checked_on: str = ""  # 'full product' or 'table tuples' ('' in a dry run)
+    prior_weights: dict[str, int] = field(default_factory=dict)  # F_c (EST); all 1 for SafetyTransform
+    est: dict[str, Any] = field(default_factory=dict)  # EST: Statement 14 figures, θ, k, sub-labels
+    emitted_sql: str | None = None
+
+    def lines(self) -> list[str]:
+        how = ("already safe, published unchanged" if self.identity
+               else f"{self.method}, root exponent k = {self.k}, {self.bits} bits")
+        level = "r-closeness level (r)" if self.method == "EST" else "amplification ratio (rho)"
+        head = (f"published {self.out_class} and {self.out_attr} ({how})" if self.checks else
+                f"{self.table}: script written to {self.emitted_sql}; database unchanged")
+        return [head + (f"; synthetic rows in {self.out_rows}" if self.out_rows and self.checks else ""),
+                f"  achieved safety (smallest rho of Corollary 4 on the published counts): {self.achieved_rho:.6g}; "
+                f"requested {level}: {self.rho:g}",
+                f"  class precedence, last wins ties: {', '.join(self.classes)}; "
+                f"indistinguishability level (k-SIND, Lemma 10): {self.k_sind:,}"]
+
+
+@dataclass(kw_only=True)
+class VerifyReport(Report):
+    """Do the published tables train a classifier that ranks classes like the source's (Definition 2)?"""
+
+    published: str
+    checked_on: str  # 'full product' or 'table tuples'
+    tuples_checked: int
+    differences: list[str]
+    published_smallest_rho: float | None
+    k_sind: int
+
+    def lines(self) -> list[str]:
+        if self.ok:
+            return [f"{self.published}: NBC-equivalent to {self.table} (Definition 2) on the {self.checked_on} "
+                    f"({self.tuples_checked:,} tuples)"]
+        return [f"{self.published}: NOT NBC-equivalent to {self.table}:"] + [f"  {d}" for d in self.differences]
+
+
+@dataclass(kw_only=True)
+class BreachReport(Report):
+    """Section 4's attacker: the belief in each class for I_0 before and after seeing the views."""
+
+    PROVES: ClassVar[bool] = False
+
+    views: str  # 'original' or the published prefix
+    known: dict[str, str]
+    worlds: int
+    prior: dict[str, float]
+    posterior: dict[str, float]
+    posterior_exact: dict[str, str]
+    class_share: dict[str, float]
+
+    def lines(self) -> list[str]:
+        known = ", ".join(f"{k}={v}" for k, v in self.known.items())
+        return [f"{self.worlds:,} possible worlds consistent with the {self.views} views, for {known}:"] + [
+            f"  {k}: prior {self.prior[k]:.2%} (class share {self.class_share[k]:.2%}) -> posterior {v:.2%}"
+            for k, v in self.posterior.items()]
+
+
+# ---- input ----
+
+def parse_ratio(value: Any, name: str) -> Fraction:
+    """rho or r as an exact rational > 1 ('2', '1.3', 2.0, Fraction(3, 2))."""
+    try:
+        x = value if isinstance(value, Fraction) else Fraction(str(value).strip())
+    except (ValueError, ZeroDivisionError):
+        raise AnonsqlError(f"{name} must be a number > 1, got {value!r}") from None
+    if x <= 1:
+        raise AnonsqlError(f"{name} must be > 1 (1 would forbid any change of belief), got {value}")
+    return x
+
+
+def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction]:
+    """The prior F as 'label=weight,...' (weights > 0, any scale; labels as the views print them)."""
+    if isinstance(text, dict):
+        pairs = {str(k): v for k, v in text.items()}
+    else:
+        items = validate.names(text) if text else []
+        if not items or any("=" not in i for i in items):
+            raise AnonsqlError(f"--prior must be class=weight[,class=weight...], got {text!r}")
+        pairs = dict(i.rsplit("=", 1) for i in items)
+    if sorted(pairs) != sorted(classes):
+        raise AnonsqlError(f"--prior must give every class exactly once: classes are {', '.join(classes)}")
+    weights = []
+    for c in classes:
+        try:
+            w = Fraction(str(pairs[c]).strip())
+        except (ValueError, ZeroDivisionError):
+            raise AnonsqlError(f"--prior weight of {c!r} is not a number: {pairs[c]!r}") from None
+        if w <= 0:
+            raise AnonsqlError(f"--prior weight of {c!r} must be > 0, got {pairs[c]}")
+        weights.append(w)
+    return weights
+
+
+def parse_known(text: str | dict[str, Any], attrs: Sequence[str]) -> dict[int, str]:
+    """Bob's quasi-identifier value I_0, 'attr=value,attr=value' (values as the views print them)."""
+    items = validate.names(text) if isinstance(text, str) else []
+    pairs = dict(text) if isinstance(text, dict) else dict(item.split("=", 1) for item in items if "=" in item)
+    if not pairs or (isinstance(text, str) and len(pairs) != len(items)):
+        raise AnonsqlError(f"--known must be attr=value[,attr=value...], got {text!r}")
+    unknown = [a for a in pairs if a not in attrs]
+    if unknown:
+        raise AnonsqlError(f"--known names {', '.join(unknown)}, not among the attributes {', '.join(attrs)}")
+    return {list(attrs).index(a): str(val) for a, val in pairs.items()}
+
+
+def precedence_order(labels: list[str], precedence: Sequence[str]) -> list[int]:
+    """Indexes of `labels` in precedence order: SQL sort order by default (last wins)."""
+    if not precedence:
+        return list(range(len(labels)))
+    if sorted(precedence) != sorted(labels) or len(set(precedence)) != len(precedence):
+        raise AnonsqlError(f"--precedence must list every class exactly once: classes are {', '.join(labels)}")
+    return [labels.index(p) for p in precedence]
+
+
+def _prepare(engine: Engine, table: str, class_column: str, attrs: Attrs, precedence: Precedence,
+             say: Progress = silent) -> tuple[Table, Views]:
+    """Validate the input and read the views, classes in precedence order."""
+    tab = get_table(engine, table)
+    cols = tab.resolve(validate.names(attrs))
+    if not cols:
+        raise AnonsqlError("no attributes given (--attrs a,b,c)")
+    cls = validate.class_column(engine, tab, class_column, cols)
+    validate.rows(engine, tab)
+    say(f"reading the views (P_c, N^i_(t,c)) of {tab} by SQL")
+    v = stats.load_views(engine, tab, cols, cls)
+    v = v.ordered(precedence_order(v.classes, validate.names(precedence)))
+    validate_views(v.view)
+    return tab, v
+
+
+def _published(engine: Engine, v: Views, published: str) -> Viewset:
+    class_table, attr_table = (get_table(engine, name) for name in rewrite.names(published))
+    return stats.read_published(engine, v, class_table, attr_table)
+
+
+def _float(x: Fraction | None) -> float | None:
+    return None if x is None else float(x)
+
+
+# ---- jobs ----
+
+def run_views(engine: Engine, table: str, class_column: str, attrs: Attrs, *, precedence: Precedence = None,
+              counts: bool = False) -> ViewsReport:
+    """The NBC-enabling views (P, N) of `table` and the smallest rho of Corollary 4."""
+    tab, v = _prepare(engine, table, class_column, attrs, precedence)
+    rho = smallest_rho(v.view)
+    rows = None
+    if counts:
+        rows = [{"attribute": a, "value": v.values[i][t], "class": v.classes[c], "count": v.view.N[i][t][c]}
+                for i, a in enumerate(v.attrs) for t in range(len(v.values[i])) for c in range(len(v.classes))]
+    return ViewsReport(
+        table=str(tab), class_column=v.class_column, attrs=v.attrs, classes=v.classes, rows=v.rows,
+        P={c: int(p) for c, p in zip(v.classes, v.view.P)},
+        domain_sizes={a: len(vals) for a, vals in zip(v.attrs, v.values)}, null_cells=dict(zip(v.attrs, v.null_cells)),
+        zero_counts=sum(x == 0 for attr in v.view.N for row in attr for x in row), smallest_rho=_float(rho),
+        smallest_rho_exact=None if rho is None else str(rho), k_sind=int(k_sind(v.view)), N=rows)
+
+
+def run_check(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: Any, *,
+              precedence: Precedence = None) -> CheckReport:
+    """Are the raw views already safe for rho? Condition (10), decided exactly on the counts of
+    sql/nbc/views.sql; a failing check is a result (exit 1), not an error."""
+    ratio = parse_ratio(rho, "rho")
+    tab, v = _prepare(engine, table, class_column, attrs, precedence)
+    least = smallest_rho(v.view)
+    report = CheckReport(table=str(tab), rho=float(ratio), smallest_rho=_float(least),
+                         amplification=_float(amplification(v.view)))
+    report.check(verify.SAFETY, is_safe(v.view, ratio), "nbc/views",
+                 f"rho = {ratio}, smallest rho {_rho_text(least)}")
+    return report
+
+
+def _method(rho: Any, r: Any, prior: Any) -> Fraction:
+    """rho (SafetyTransform) or r with a prior (EST), never both."""
+    if prior is None:
+        if r is not None:
+            raise AnonsqlError("--r (r-closeness) needs --prior")
+        if rho is None:
+            raise AnonsqlError("give --rho (SafetyTransform) or --prior with --r (EST)")
+        return parse_ratio(rho, "rho")
+    if rho is not None:
+        raise AnonsqlError("give --rho (SafetyTransform) or --prior with --r (EST), not both")
+    return parse_ratio(r, "r")
+
+
+def _transform(report: PublishReport, v: Views, rho: Fraction, prior: list[Fraction] | None) -> tuple[Viewset,
+                                                                                                      list[int]]:
+    """SafetyTransform (Figure 2) or EST (Figure 7); fills the report's choices."""
+    full = verify.full_product(v)
+    if prior is None:
+        # With ΠA_i enumerable the least precision that passes Definition 2 on it is used;
+        # otherwise publish_safe falls back to its provable precision.
+        oracle = (lambda w: not eq.differences(v.view, w, eq.chunks(v.view), limit=1)) if full else None
+        result = publish_safe(v.view, rho, oracle)
+        report.k, report.bits, report.identity = result.k, result.bits, result.identity
+        return result.view, [1] * v.view.classes
+    if not full:
+        raise AnonsqlError(f"FAIL: EST proves NBC-equivalence over all of ΠA_i, which has more than "
+                           f"{verify.FULL_PRODUCT_LIMIT:,} tuples here; nothing written")
+    res = est(v.view, prior, rho, lambda a, b: not eq.differences(a, b, eq.chunks(a), limit=1))
+    if not res.ok or res.view is None:
+        raise AnonsqlError(f"FAIL: {res.reason}; nothing written")
+    report.k, report.bits, report.est = res.details["k"], res.details["bits"], dict(res.details)
+    return res.view, res.weights
+
+
+def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: Any = None, out: str = "", *,
+                precedence: Precedence = None, replace: bool = False, prior: str | dict[str, Any] | None = None,
+                r: Any = None, synthetic: bool = False, emit_sql: str | None = None, execute: bool = True,
+                progress: Progress | None = None) -> PublishReport:
+    """SafetyTransform the views (rho), or EST them (prior and r); write <out>_class and <out>_attr
+    (and with `synthetic` <out>_rows) and check them by SQL, in one transaction. `emit_sql` also
+    writes the run as a script; `execute=False` only writes the script."""
+    say = progress or silent
+    ratio = _method(rho, r, prior)
+    if not out or not str(out).strip():
+        raise AnonsqlError("--out is required: the published tables are <out>_class and <out>_attr")
+    if not execute and not emit_sql:
+        raise AnonsqlError("--dry-run needs --emit-sql FILE (it only writes the script)")
+    tab, v = _prepare(engine, table, class_column, attrs, precedence, say)
+    weights = None if prior is None else parse_prior(prior, v.classes)
+    names = rewrite.names(out, synthetic)
+    replaced = []
+    for name in names:
+        found = find_table(engine, name)
+        if found is not None and (found.schema, found.name) == (tab.schema, tab.name):
+            raise AnonsqlError(f"--out would overwrite the source table {tab}")
+        if found is not None and not replace:
+            raise AnonsqlError(f"output table {found} already exists (use --replace to overwrite it)")
+        replaced += [found] if found is not None else []
+    report = PublishReport(
+        table=str(tab), out=str(out), out_class=str(names[0]), out_attr=str(names[1]),
+        out_rows=str(names[2]) if synthetic else None, class_column=v.class_column, attrs=v.attrs,
+        classes=v.classes, method="SafetyTransform" if weights is None else "EST", rho=float(ratio),
+        original_smallest_rho=_float(smallest_rho(v.view)), emitted_sql=emit_sql)
+    say(f"{report.method} for {'r' if weights else 'rho'} = {ratio}")
+    with report.timed("transform"):
+        pub, prior_weights = _transform(report, v, ratio, weights)
+    report.prior_weights = dict(zip(v.classes, prior_weights))
+    report.achieved_rho, report.k_sind = float(smallest_rho(pub) or 0), int(k_sind(pub))
+    digits = len(str(max(pub.values())))
+    if digits > MAX_DIGITS:
+        raise AnonsqlError(f"the published integers need {digits} digits, more than the {MAX_DIGITS} that "
+                           "DECIMAL(38,0) holds with room for sums; try a larger rho")
+    if synthetic and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
+        raise AnonsqlError(f"--synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), more than "
+                           f"{SYNTHETIC_ROW_LIMIT:,}; nothing written (publish without --synthetic)")
+    tables = rewrite.outputs(names, v, pub, prior_weights)
+    if execute:
+        _write_and_verify(engine, report, v, ratio, replaced, tables, say)
+    if emit_sql:
+        title = (f"anonsql nbc publish: {tab} -> {', '.join(map(str, names))} "
+                 f"({report.method}, {'r' if weights else 'rho'} = {ratio})")
+        save(emit_sql, rewrite.script(engine.dialect, title, replaced, tables, v, ratio).text())
+        if not execute:
+            report.notes.append(f"dry run: the script is in {emit_sql}; nothing was written")
+    return report
+
+
+def _write_and_verify(engine: Engine, report: PublishReport, v: Views, rho: Fraction, replaced: list[Table],
+                      tables: list[rewrite.Output], say: Progress) -> None:
+    """The one transaction: replace, write, then the independent checks; a failure rolls back."""
+    with engine.transaction():
+        with report.timed("write"):
+            say("writing the published tables")
+            for old in replaced:
+                drop_table(engine, old.expr)
+            rewrite.write(engine, tables)
+        with report.timed("verify"):
+            say("checking condition (10), the sums and NBC-equivalence")
+            class_table, attr_table = (get_table(engine, t.name) for t in tables[:2])
+            report.checks += verify.safety(engine, class_table.expr, attr_table.expr, rho, v.view.n, v.view.classes)
+            pub = stats.read_published(engine, v, class_table, attr_table)
+            equivalence = verify.equivalence(v, pub, limit=1)
+            report.equivalence_checked_on = equivalence.checked_on
+            report.checks.append(equivalence.check())
+            if len(tables) > 2:
+                report.checks.append(verify.synthetic(engine, get_table(engine, tables[2].name), v, pub))
+        if not report.ok:
+            raise VerificationError(report.checks)
+
+
+def run_verify(engine: Engine, table: str, class_column: str, attrs: Attrs, published: str, *,
+               precedence: Precedence = None) -> VerifyReport:
+    """Definition 2 between the source's NBC and the one trained on the published tables; a
+    failing check is a result (exit 1), not an error."""
+    tab, v = _prepare(engine, table, class_column, attrs, precedence)
+    pub = _published(engine, v, published)
+    equivalence = verify.equivalence(v, pub)
+    return VerifyReport(table=str(tab), published=published, checks=[equivalence.check()],
+                        checked_on=equivalence.checked_on, tuples_checked=equivalence.tuples,
+                        differences=equivalence.differences, published_smallest_rho=_float(smallest_rho(pub)),
+                        k_sind=int(k_sind(pub)))
+
+
+def run_breach(engine: Engine, table: str, class_column: str, attrs: Attrs, known: str | dict[str, Any], *,
+               published: str | None = None, precedence: Precedence = None) -> BreachReport:
+    """Section 4's attacker on a tiny table: prior and posterior of each class for I_0 = `known`,
+    over all worlds consistent with the table's views (or with the `published` ones)."""
+    tab, v = _prepare(engine, table, class_column, attrs, precedence)
+    view = _published(engine, v, published) if published else v.view
+    I0 = parse_known(known, v.attrs)
+    P: dict[object, int] = {c: int(p) for c, p in zip(v.classes, view.P)}
+    N = [{(v.values[i][t], v.classes[c]): int(view.N[i][t][c]) for t in range(len(v.values[i]))
+          for c in range(len(v.classes)) if view.N[i][t][c]} for i in range(view.n)]
+    b = breach(P, N, I0)
+    return BreachReport(
+        table=str(tab), views=published or "original", known={v.attrs[i]: x for i, x in I0.items()},
+        worlds=b.worlds, prior={str(c): float(x) for c, x in b.prior.items()},
+        posterior={str(c): float(x) for c, x in b.posterior.items()},
+        posterior_exact={str(c): str(x) for c, x in b.posterior.items()},
+        class_share={str(c): float(x) for c, x in b.class_share.items()})

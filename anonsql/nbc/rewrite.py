@@ -1,0 +1,120 @@
+"""Published counts -> SQL: the tables <out>_class (P_c), <out>_attr (N^i_{t,c}) and, with
+--synthetic, <out>_rows, written by the job or emitted as a reviewable script (--emit-sql).
+
+Counts are integers stored as DECIMAL(38,0), loaded as text so that no driver rounds them;
+values and classes are their SQL text, as the views read them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+
+from .. import sql
+from ..catalog import Table
+from ..engine import Engine
+from ..rewrite import Script
+from . import verify
+from .stats import Views
+from .views import Viewset
+
+SUFFIXES = ("_class", "_attr", "_rows")
+
+
+def names(out: str, synthetic: bool = False) -> list[sql.TableName]:
+    """<out>_class and <out>_attr (and <out>_rows with `synthetic`), in the schema of `out`."""
+    ref = sql.TableName.parse(out)
+    return [sql.TableName(ref.name + s, ref.schema) for s in SUFFIXES[: 3 if synthetic else 2]]
+
+
+@dataclass
+class Output:
+    """One table a publish run writes: its name, the sql/ file creating it, its rows."""
+
+    name: sql.TableName
+    create: str
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    comment: str
+
+    def statement(self, dialect: str, *, readable: bool = False) -> tuple[str, dict[str, Any]]:
+        bindings: dict[str, Any] = {"out": self.name.expr}
+        if self.create == "nbc/create_rows":
+            bindings["col"] = sql.columns(self.columns)
+        if readable:
+            return sql.readable(self.create, dialect, **bindings), {}
+        return sql.render(self.create, dialect, **bindings)
+
+
+def outputs(tables: Sequence[sql.TableName], v: Views, pub: Viewset, weights: Sequence[int]) -> list[Output]:
+    """The published tables' contents: P_c with the prior weight F_c, every N^i_{t,c}, and with
+    a third name the synthetic rows."""
+    result = [
+        Output(tables[0], "nbc/create_class", ["class", "count", "prior"],
+               [(c, int(p), int(w)) for c, p, w in zip(v.classes, pub.P, weights)],
+               "P_c per class, and the prior weight F_c the counts are r-close to (1: uniform)"),
+        Output(tables[1], "nbc/create_attr", ["attribute", "value", "class", "count"],
+               [(a, v.values[i][t], v.classes[c], int(pub.N[i][t][c]))
+                for i, a in enumerate(v.attrs) for t in range(len(v.values[i])) for c in range(len(v.classes))],
+               "N^i_(t,c) per attribute i, value t and class c"),
+    ]
+    if len(tables) > 2:
+        result.append(Output(tables[2], "nbc/create_rows", [*v.attrs, v.class_column], synthetic_rows(v, pub),
+                             "rows whose NBC views are the published counts (--synthetic)"))
+    return result
+
+
+def synthetic_rows(v: Views, pub: Viewset) -> list[tuple[Any, ...]]:
+    """Rows whose NBC views are exactly the published counts: for class c, P_c rows in which
+    attribute i takes value t in N^i_{t,c} of them (Σ_t N^i_{t,c} = P_c after Step 3). Only the
+    per-(attribute, class) marginals matter to a naive Bayes classifier, so each attribute
+    column is laid out independently, values in order."""
+    columns: list[list[str]] = [[] for _ in range(len(v.attrs) + 1)]
+    for c, label in enumerate(v.classes):
+        for i in range(len(v.attrs)):
+            for t, value in enumerate(v.values[i]):
+                columns[i].extend([value] * int(pub.N[i][t][c]))
+        columns[-1].extend([label] * int(pub.P[c]))
+    return list(zip(*columns))
+
+
+def write(engine: Engine, tables: Sequence[Output]) -> None:
+    """Create each table and bulk-load its rows (counts as text: DECIMAL(38,0) without rounding)."""
+    for table in tables:
+        engine.execute(*table.statement(engine.dialect))
+        frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
+        if table.create != "nbc/create_rows":
+            frame["count"] = frame["count"].map(str)
+        cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
+        engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
+
+
+def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence[Output], v: Views,
+           rho: Fraction) -> Script:
+    """The run as a script: drop what --replace replaces, create and fill the tables, then the
+    SQL checks of condition (10), of Σ_t N^i_{t,c} = P_c and, with --synthetic, of the rows."""
+    s = Script(dialect, title, [
+        "Holds the published (safe) counts and the attribute and class labels, no source rows.",
+        "NBC-equivalence (Definition 2) is decided in Python: run `anonsql nbc verify --published ...`."])
+    for old in replaced:
+        s.step(f"--replace: drop the previous {old}", sql.readable("common/drop_table", dialect, tbl=old.expr))
+    for table in tables:
+        s.step(f"{table.name}: {table.comment}", table.statement(dialect, readable=True)[0])
+        s.rows(f"the rows of {table.name}", table.name.expr, table.columns, table.rows)
+    n, classes = len(v.attrs), len(v.classes)
+    s.check(f"{verify.SAFETY} = {float(rho):g} and {verify.SUMS}: must return bad_values 0, bad_classes 0, "
+            f"bad_sums 0, attributes {n}, classes {classes}",
+            sql.readable("nbc/check_safety", dialect,
+                         **verify.safety_bindings(tables[0].name.expr, tables[1].name.expr, rho, n)))
+    if len(tables) > 2:
+        rows = tables[2].name.expr
+        s.check(f"N(x_i, c) of {tables[2].name}: must equal the counts of {tables[1].name}",
+                sql.readable("common/attr_class_counts", dialect, tbl=rows, attr=sql.columns(v.attrs),
+                             cls=sql.column(v.class_column)))
+        s.check(f"N(c) of {tables[2].name}: must equal the counts of {tables[0].name}",
+                sql.readable("common/class_counts", dialect, tbl=rows, cls=sql.column(v.class_column)))
+    return s

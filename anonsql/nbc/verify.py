@@ -1,0 +1,106 @@
+"""Independent checks of a publication: condition (10) and Σ_t N^i_{t,c} = P_c recomputed by SQL
+on the materialized tables (never by the transform's code), synthetic rows recounted by SQL, and
+NBC-equivalence (Definition 2) of the classifier that the published tables, read back, train.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from sqlglot import exp
+
+from .. import sql
+from .. import stats as common_stats
+from ..catalog import Table
+from ..engine import Engine
+from ..report import Check
+from . import equivalence as eq
+from .stats import Views
+from .views import Viewset
+
+#: Equivalence is decided on all of ΠA_i when it has at most this many tuples (it then holds
+#: every tuple the table could ever classify), else on the table's own distinct tuples.
+FULL_PRODUCT_LIMIT = 10**7
+
+SAFETY = "condition (10) for rho"
+SUMS = "sum over values of N^i_(t,c) = P_c"
+EQUIVALENCE = "NBC-equivalence"
+
+
+def safety_bindings(class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int) -> dict[str, Any]:
+    """The bindings of sql/nbc/check_safety.sql for a publication and its rho (or r)."""
+    return {"class_tbl": class_table, "attr_tbl": attr_table, "rho": float(rho), "n": n}
+
+
+def safety(engine: Engine, class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int,
+           classes: int) -> list[Check]:
+    """Condition (10) on the published counts (prior-normalised for EST) and Statement 9a's
+    Σ_t N^i_{t,c} = P_c, both by sql/nbc/check_safety.sql."""
+    text, params = sql.render("nbc/check_safety", engine.dialect, **safety_bindings(class_table, attr_table, rho, n))
+    bad_values, bad_classes, bad_sums, attributes, found = engine.fetch_all(text, params)[0]
+    shape = attributes == n and found == classes
+    safe = shape and not bad_values and not bad_classes
+    detail = ("every ratio within rho^(1/n)" if safe else
+              f"expected {n} attributes and {classes} classes, found {attributes} and {found}" if not shape else
+              f"{bad_values} (attribute, value) pairs{' and the P_c' if bad_classes else ''} exceed rho^(1/n)")
+    return [Check(SAFETY, safe, "nbc/check_safety", detail),
+            Check(SUMS, not bad_sums, "nbc/check_safety", f"{bad_sums} (attribute, class) sums differ" if bad_sums
+                  else "")]
+
+
+def synthetic(engine: Engine, rows: Table, v: Views, pub: Viewset) -> Check:
+    """The rows table recounted by SQL: its N(x_i, c) and N(c) must be the published counts."""
+    counts = common_stats.attr_class_counts(engine, rows, v.attrs, v.class_column)
+    classes = common_stats.class_counts(engine, rows, v.class_column)
+    got = {(i, str(x), str(c)): int(n) for i in range(len(v.attrs))
+           for x, row in zip(counts.values[i], counts.counts[i]) for c, n in zip(counts.class_values, row) if n}
+    got |= {(-1, "", str(c)): int(n) for c, n in zip(classes.values, classes.counts)}
+    want = {(i, v.values[i][t], v.classes[c]): int(pub.N[i][t][c]) for i in range(len(v.attrs))
+            for t in range(len(v.values[i])) for c in range(len(v.classes)) if pub.N[i][t][c]}
+    want |= {(-1, "", label): int(p) for label, p in zip(v.classes, pub.P)}
+    wrong = len(set(got.items()) ^ set(want.items()))
+    return Check("synthetic rows have the published views", not wrong, "common/attr_class_counts",
+                 f"{wrong} counts differ" if wrong else "")
+
+
+def full_product(v: Views) -> bool:
+    """Is ΠA_i small enough to decide equivalence on every tuple of it?"""
+    return eq.product_size(v.view) <= FULL_PRODUCT_LIMIT
+
+
+@dataclass
+class Equivalence:
+    """Definition 2 decided between the source's NBC and a published one."""
+
+    checked_on: str  # 'full product' or 'table tuples'
+    tuples: int
+    differences: list[str]
+
+    def check(self) -> Check:
+        detail = f"{self.tuples:,} tuples of the {self.checked_on}"
+        return Check(EQUIVALENCE, not self.differences, "nbc/read_published",
+                     detail + (f"; {self.differences[0]}" if self.differences else ""))
+
+
+def equivalence(v: Views, published: Viewset, limit: int = 10) -> Equivalence:
+    """Do the source's views and `published` rank the classes alike on every tuple (Definition 2)?
+    At most `limit` differing tuples are described."""
+    blocks: Iterable[np.ndarray]
+    if full_product(v):
+        blocks, on, tuples = eq.chunks(v.view), "full product", eq.product_size(v.view)
+    else:
+        blocks, on, tuples = [v.codes], "table tuples", len(v.codes)
+    diffs = eq.differences(v.view, published, blocks, limit=limit)
+    return Equivalence(on, tuples, [describe(v, d) for d in diffs])
+
+
+def describe(v: Views, d: eq.Difference) -> str:
+    """A differing tuple in words, with the source's value and class labels."""
+    tau = ", ".join(f"{a}={v.values[i][t]}" for i, (a, t) in enumerate(zip(v.attrs, d.tuple)))
+    lo, hi = v.classes[d.lower], v.classes[d.higher]
+    who = f"original ranks {lo} above {hi}" if d.original_gt else f"original ranks {hi} at or above {lo}"
+    return f"tuple ({tau}): {who}, the published views do not"
