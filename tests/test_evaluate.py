@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 import time
 import uuid
@@ -13,12 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonsql import catalog, datasets, sql
+from anonsql import catalog, sql
+from anonsql.cli import main
+from anonsql.data import datasets
+from anonsql.data.loading import write_frame
 from anonsql.engine import connect
 from anonsql.errors import AnonsqlError
-from anonsql.evaluation import evaluate, find_key, fold_assignment
-from anonsql.evaluation.model import first_argmax
-from anonsql.loading import write_frame
+from anonsql.evaluate import evaluate, find_key, fold_assignment
+from anonsql.evaluate.model import first_argmax
 
 ADULT_QI = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex", "native_country"]
 
@@ -250,8 +253,8 @@ def test_duckdb_and_postgres_assign_identical_folds_and_errors(tmp_path, pg_serv
                 o, a = _tables(eng, name, f"{name}_anon")
                 folds = fold_assignment(eng, o, "id", "cls", folds=10, seed=42)
                 results[label, name, "folds"] = dict(zip(folds["k"].tolist(), folds["fold"].tolist()))
-                results[label, name, "eval"] = evaluate(eng, o, a, ["q1", "q2"], "cls", "id", folds=10,
-                                                        seed=42).to_dict()
+                report = evaluate(eng, o, a, ["q1", "q2"], "cls", "id", folds=10, seed=42).to_dict()
+                results[label, name, "eval"] = {k: v for k, v in report.items() if k != "seconds"}
         for name, f in frames.items():
             want = reference_folds(f["id"].tolist(), f["cls"].tolist(), 10, 42)
             assert results["duckdb", name, "folds"] == want
@@ -365,7 +368,7 @@ def pair(engine, make_table):
 
 
 def _fails(engine, orig, anon, match, **kw):
-    args = dict(qi=["a", "b"], class_col="cls", key="id", folds=2)
+    args = dict(qi=["a", "b"], class_column="cls", key="id", folds=2)
     args.update(kw)
     with pytest.raises(AnonsqlError, match=match):
         evaluate(engine, orig, anon, **args)
@@ -445,8 +448,8 @@ def test_bad_parameters(engine, pair):
     _fails(engine, orig, anon, r"folds \(6\) exceeds the rows of the smallest class \('n': 5\); use --folds 5",
            folds=6)
     _fails(engine, orig, anon, r"seed must be an integer", seed=1.5)
-    _fails(engine, orig, anon, r"alpha .* must be a number > 0", alpha=0)
-    _fails(engine, orig, anon, r"unknown classifier 'svm'; choose from nb, tree", classifiers="nb,svm")
+    _fails(engine, orig, anon, r"alpha .* must be a finite number > 0", alpha=0)
+    _fails(engine, orig, anon, r"unknown classifier 'svm'; choose one of nb, tree", classifiers="nb,svm")
     _fails(engine, orig, anon, r"no quasi-identifier columns", qi=[])
     _fails(engine, orig, anon, r"key column 'a' must not be a quasi-identifier", key="a")
 
@@ -456,3 +459,34 @@ def test_anonymized_table_lacks_a_column(engine, make_table, pair):
     del data["b"]
     make_table("narrow", data)
     _fails(engine, pair[0], _tables(engine, "narrow")[0], r"unknown column 'b' in table narrow")
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def run(capsys, *argv):
+    """Run the CLI in-process; returns (exit code, stdout, stderr)."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evaluate_cli(capsys, db, make_table, tmp_path):
+    make_table("orig", _frame(ORIG))
+    make_table("anon", _frame(ANON))
+    args = ["evaluate", "--db", db, "--original", "orig", "--anonymized", "anon", "--qi", "a,b", "--class", "cls"]
+    code, out, _ = run(capsys, *args, "--folds", "2", "--classifiers", "nb", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["key"] == "id" and data["classifiers"]["nb"]["error"] == 0.4
+    assert data["ok"] is True and data["table"] == "orig" and data["anonymized"] == "anon"
+    report = tmp_path / "report.json"
+    code, out, _ = run(capsys, *args, "--folds", "2", "--classifiers", "NB", "--report", str(report))
+    assert code == 0 and json.loads(report.read_text())["classifiers"]["nb"]["misclassified"] == 4
+    assert out.startswith("stratified 2-fold cross validation (seed 0), 10 rows matched by id: trained on anon, "
+                          "tested on orig; baseline trained on orig\n  nb    error 40.00%  baseline 30.00%  "
+                          "(+10.00 points)\n")
+    code, _, err = run(capsys, *args, "--folds", "1")  # rejected at parse time, like a bad classifier
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("anonsql evaluate: error: Invalid value for '--folds': 1 is not in the range x>=2")
+    code, _, err = run(capsys, *args, "--folds", "2", "--classifiers", "nb,svm")
+    assert code == 2 and err.startswith("anonsql evaluate: error: Invalid value for '--classifiers': 'svm' is not one of")

@@ -1,6 +1,6 @@
 """Naive Bayes with Laplace smoothing (Kameya & Hayashi 2016, Sec. 2.1 and 3.1), per fold.
 
-Training on the rows of every fold but f (counts from SQL, see sql/eval_nb_counts.sql):
+Training on the rows of every fold but f (counts from SQL, see sql/evaluate/nb_counts.sql):
 
     p̂(c)       = (N(c) + α) / (N + α|C|)
     p̂(x_j | c) = (N(x_j, c) + α) / (N(¬⊥_j, c) + α|V_j|)

@@ -9,7 +9,7 @@ columns, which scikit-learn >= 1.3 routes down whichever branch fits the trainin
 better (and, for a split trained without missing values, down the larger branch).
 
 The tree learns from the distinct (fold, QI vector, class) combinations of the training
-table weighted by their counts (sql/eval_fold_combos.sql, the query that also gives naive
+table weighted by their counts (sql/evaluate/fold_combos.sql, the query that also gives naive
 Bayes its test tuples), not from one fetched row per record: with the default stopping
 rules (min_samples_split=2, min_samples_leaf=1, no depth limit) a weighted distinct tuple
 grows the same splits as its copies would (identical rows cannot be separated), up to how
