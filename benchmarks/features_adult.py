@@ -25,7 +25,7 @@ import anonsql
 from anonsql import sql
 from anonsql.engine import connect
 from anonsql.features.spec import parse_spec
-from anonsql.features_job import binarize, select_features
+from anonsql.features.job import binarize, select_features
 
 from common import engines
 

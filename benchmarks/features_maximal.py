@@ -24,7 +24,8 @@ import anonsql
 from anonsql.engine import connect
 from anonsql.features import BinaryCounts, maximal_itemsets
 from anonsql.features.spec import parse_spec
-from anonsql.features_job import binarize, mask_counts, two_classes
+from anonsql.features.job import binarize
+from anonsql.features.stats import mask_counts, two_classes
 
 from common import best_of
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from anonsql import sql
 from anonsql.engine import connect
-from anonsql.features_job import select_features
+from anonsql.features.job import select_features
 
 
 def make_table(path: str, rows: int, cols: int, density: float, seed: int) -> None:
@@ -42,7 +42,7 @@ def make_table(path: str, rows: int, cols: int, density: float, seed: int) -> No
 
 def full_scan_seconds(db: str, cols: int) -> float:
     eng = connect(db)
-    text, params = sql.render("features_class_sums", eng.dialect, tbl=sql.TableName("wide").expr,
+    text, params = sql.render("features/class_sums", eng.dialect, tbl=sql.TableName("wide").expr,
                               cls=sql.column("cls"), col=sql.columns([f"f{j}" for j in range(min(cols, 400))]))
     start = time.perf_counter()
     for lo in range(0, cols, 400):

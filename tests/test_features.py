@@ -5,13 +5,18 @@ import json
 from fractions import Fraction
 from pathlib import Path
 
+import duckdb
 import numpy as np
+import pandas as pd
 import pytest
 
-from anonsql import catalog, cli
-from anonsql.errors import AnonsqlError
+from anonsql import api, catalog, cli
+from anonsql.data.loading import write_frame
+from anonsql.engine import connect
+from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.features import verify as features_verify
+from anonsql.features.job import binarize
 from anonsql.features.spec import parse_spec
-from anonsql.features_job import ac_report, binarize, select_features, select_features_long
 
 from .conftest import table_rows
 from anonsql.features import (BinaryCounts, ac_dataset, cm_penalty, containment_supports, distcnt,
@@ -158,31 +163,31 @@ TOY_TABLE = {"id": list(range(1, 7)), **{f"x{j + 1}": [r[j] for r in TABLE1] for
 
 def test_ac_command_on_table1(engine, make_table):
     make_table("toy", TOY_TABLE)
-    r = ac_report(engine, "toy", class_column="cls", key="id")
-    assert r.features == ["x1", "x2", "x3", "x4", "x5"] and r.rows == 6 and r.distinct_masks == 4
+    r = api.containment(engine, "toy", class_column="cls", key="id")
+    assert r.attrs == ["x1", "x2", "x3", "x4", "x5"] and r.rows == 6 and r.distinct_masks == 4
     assert r.ac == 1 and r.kanon == 1  # AC(D) = 1
     assert r.rows_by_ac == {1: 2, 2: 1, 4: 3}  # e5, e6 | e3 | e1, e2, e4
     assert r.hamdist == pytest.approx(14 / 9) and r.distcnt == pytest.approx(7 / 9)
-    sub = ac_report(engine, "toy", class_column="cls", feature_names=["x3", "x4", "x5"])
+    sub = api.containment(engine, "toy", class_column="cls", attrs=["x3", "x4", "x5"])
     assert sub.ac == 2 and sub.kanon == 2 and sub.hamdist == pytest.approx(8 / 9)
-    assert ac_report(engine, "toy", key="id", feature_names="x1,x2,x5".split(",")).ac == 2
+    assert api.containment(engine, "toy", key="id", attrs="x1,x2,x5".split(",")).ac == 2
 
 
-def test_features_job_writes_a_verified_view(engine, make_table):
+def test_features_job_writes_the_published_view(engine, make_table):
     make_table("toy", TOY_TABLE)
-    r = select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub")
-    assert r.verified and r.selected == ["x2", "x1", "x5"] and r.ac == 2 and r.kanon == 2
+    r = api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub")
+    assert r.selected == ["x2", "x1", "x5"] and r.ac == 2 and r.kanon == 2
     assert r.hamdist == pytest.approx(6 / 9) and r.skipped == 2 and r.stopped_by is None
     assert r.full_hamdist == pytest.approx(14 / 9)
     assert catalog.get_table(engine, "pub").column_names == ["x2", "x1", "x5", "cls"]
     assert sorted(table_rows(engine, "pub")) == sorted((r_[1], r_[0], r_[4], c) for r_, c in zip(TABLE1, LABELS1))
-    stop = select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub", replace=True,
-                           materialize=True)
+    stop = api.select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub", replace=True,
+                               materialize=True)
     assert stop.selected == ["x2"] and stop.stopped_by == "x3" and stop.distcnt == pytest.approx(6 / 9)
     assert catalog.get_table(engine, "pub").column_names == ["x2", "cls"]
-    m = select_features(engine, "toy", "cls", 2, key="id", method="maximal", out="pub2")
+    m = api.select_features(engine, "toy", "cls", 2, key="id", method="maximal", out="pub2")
     assert m.selected == ["x1", "x2", "x5"] and len(m.candidates) == 3
-    cm = select_features(engine, "toy", "cls", 2, key="id", method="cm", privacy="kanon", out="pub3")
+    cm = api.select_features(engine, "toy", "cls", 2, key="id", method="cm", privacy="kanon", out="pub3")
     assert cm.kanon >= 2
 
 
@@ -194,10 +199,10 @@ def test_many_columns_use_several_mask_words(engine, make_table):
     labels = ["a" if i % 3 else "b" for i in range(n)]
     make_table("wide", {**{f"f{j}": rows[:, j].tolist() for j in range(d)}, "y": labels})
     data = BinaryCounts.from_rows(rows, labels, "a")
-    rep = ac_report(engine, "wide", class_column="y")
+    rep = api.containment(engine, "wide", class_column="y")
     assert rep.ac == ac_dataset(data) and rep.kanon == kanon_dataset(data, list(range(d)))
     assert rep.distcnt == pytest.approx(distcnt(data, list(range(d))))
-    r = select_features(engine, "wide", "y", 2, method="distcnt", mode="skip", out="w2")
+    r = api.select_features(engine, "wide", "y", 2, method="distcnt", mode="skip", out="w2")
     assert r.selected == [f"f{x}" for x in greedy_distcnt(data, 2, mode="skip").selected]
     assert r.ac >= 2 and r.ac == ac_dataset(data, [int(c[1:]) for c in r.selected])
 
@@ -212,7 +217,7 @@ def test_many_columns_use_several_mask_words(engine, make_table):
 def test_bad_input_is_one_error_and_changes_nothing(engine, make_table, change, message):
     make_table("toy", {**TOY_TABLE, **change})
     with pytest.raises(AnonsqlError, match=message):
-        select_features(engine, "toy", "cls", 2, key="id", out="pub")
+        api.select_features(engine, "toy", "cls", 2, key="id", out="pub")
     assert catalog.find_table(engine, "pub") is None
 
 
@@ -220,14 +225,14 @@ def test_bad_parameters(engine, make_table):
     make_table("toy", TOY_TABLE)
     for kwargs, message in [(dict(k=7), "larger than the table"), (dict(k=0), "k must be"),
                             (dict(k=2, method="x"), "unknown method"), (dict(k=2, mode="x"), "unknown mode"),
-                            (dict(k=2, feature_names=["cls"]), "class or the key"),
+                            (dict(k=2, attrs=["cls"]), "class or the key"),
                             (dict(k=2, method="maximal", privacy="kanon"), "does not apply")]:
         with pytest.raises(AnonsqlError, match=message):
-            select_features(engine, "toy", "cls", key="id", out="pub", **kwargs)
+            api.select_features(engine, "toy", "cls", key="id", out="pub", **kwargs)
         assert catalog.find_table(engine, "pub") is None
-    select_features(engine, "toy", "cls", 2, key="id", out="pub")
+    api.select_features(engine, "toy", "cls", 2, key="id", out="pub")
     with pytest.raises(AnonsqlError, match="already exists"):
-        select_features(engine, "toy", "cls", 2, key="id", out="pub")
+        api.select_features(engine, "toy", "cls", 2, key="id", out="pub")
 
 
 def test_long_input_gives_the_same_selection(engine, make_table):
@@ -239,14 +244,14 @@ def test_long_input_gives_the_same_selection(engine, make_table):
     make_table("toy7", {**{c: v + ([7] if c == "id" else [0]) for c, v in TOY_TABLE.items() if c != "cls"},
                         "cls": people["cls"]})
     for method in ("hamdist", "distcnt", "maximal"):
-        wide = select_features(engine, "toy7", "cls", 2, key="id", method=method, mode="skip", out=f"w_{method}")
-        long = select_features_long(engine, "people", "items", "cls", "id", "word", 2, method=method, mode="skip",
-                                    out=f"l_{method}")
+        wide = api.select_features(engine, "toy7", "cls", 2, key="id", method=method, mode="skip", out=f"w_{method}")
+        long = api.select_features(engine, "people", "cls", 2, items="items", key="id", item_column="word",
+                                   method=method, mode="skip", out=f"l_{method}")
         assert long.selected == wide.selected and long.ac == wide.ac and long.materialized
         assert sorted(table_rows(engine, f"l_{method}")) == sorted(table_rows(engine, f"w_{method}"))
     assert catalog.find_table(engine, "l_hamdist__items") is None  # the staging table is gone
     with pytest.raises(AnonsqlError, match="larger than the table"):
-        select_features_long(engine, "people", "items", "cls", "id", "word", 8, out="l_bad")
+        api.select_features(engine, "people", "cls", 8, items="items", key="id", item_column="word", out="l_bad")
     assert catalog.find_table(engine, "l_bad") is None and catalog.find_table(engine, "l_bad__items") is None
 
 
@@ -285,7 +290,7 @@ def test_binarize_in_sql(engine, make_table):
         (1, "p", 1, 0, 0, 1, 1), (2, "n", 1, 0, 0, 0, 1), (3, "p", 0, 1, 0, 0, 0),
         (4, "n", 0, 1, 0, 1, 0), (5, "p", 0, 0, 0, 0, 1)]
     assert r.ones == {"young": 2, "mid": 2, "old": 0, "single": 2, "Select": 3} and r.density == pytest.approx(9 / 25)
-    assert ac_report(engine, "bin", class_column="cls", key="id").rows == 5
+    assert api.containment(engine, "bin", class_column="cls", key="id").rows == 5
     with pytest.raises(AnonsqlError, match="already exists"):
         binarize(engine, "people", parse_spec(SPEC), "bin", keep=["id", "cls"])
     with pytest.raises(AnonsqlError, match="needs numbers"):
@@ -329,7 +334,7 @@ def test_cli_end_to_end_on_adult(tmp_path, capsys):
                      "--out", "adult_bin"]) == 0
     assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "5",
                      "--method", "distcnt", "--out", "adult_pub", "--quiet"]) == 0
-    assert "verified by SQL: yes" in capsys.readouterr().out
+    assert "check: k-anonymity by containment (AC >= k) holds" in capsys.readouterr().out
     assert cli.main(["ac", "--db", db, "--table", "adult_pub", "--class", "income", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ac"] >= 5
     for extra in (["--method", "hamdist"], ["--method", "maximal"], ["--method", "cm"], ["--privacy", "kanon"]):
@@ -342,3 +347,82 @@ def test_cli_end_to_end_on_adult(tmp_path, capsys):
     assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "99999"]) == 2
     assert cli.main(["features", "--db", db, "--table", "adult_bin", "--class", "income", "--k", "5",
                      "--method", "nope"]) == 2
+
+
+# ---------------------------------------------------------------- failure path, scripts
+
+
+def _fail_verification(monkeypatch):
+    """Make the independent re-check see AC(D) = 1 and the binarized table one row short."""
+    measure, binarized = features_verify.measure, features_verify.binarized
+
+    def low_ac(*args, **kwargs):
+        figures = measure(*args, **kwargs)
+        figures.ac = 1
+        return figures
+
+    monkeypatch.setattr(features_verify, "measure", low_ac)
+    monkeypatch.setattr(features_verify, "binarized",
+                        lambda engine, report, table, names, rows: binarized(engine, report, table, names, rows + 1))
+
+
+@pytest.mark.parametrize("materialize", [False, True])
+def test_failed_verification_rolls_back(db, engine, make_table, monkeypatch, capsys, tmp_path, materialize):
+    make_table("toy", TOY_TABLE)
+    api.select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub")
+    before = table_rows(engine, "pub")
+    _fail_verification(monkeypatch)
+    with pytest.raises(VerificationError, match=r"AC >= k\): AC\(D\) = 1, k = 2"):
+        api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub",
+                            replace=True, materialize=materialize)
+    assert catalog.get_table(engine, "pub").column_names == ["x2", "cls"] and table_rows(engine, "pub") == before
+    script = tmp_path / "run.sql"
+    (tmp_path / "spec.toml").write_text(SPEC_TOY)
+    for args in (["features", "--class", "cls", "--key", "id", "--k", "2", "--quiet"],
+                 ["binarize", "--spec", str(tmp_path / "spec.toml")]):
+        code = cli.main([*args, "--db", db, "--table", "toy", "--out", "new", "--emit-sql", str(script)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, err
+        assert err[0].startswith(f"anonsql {args[0]}: error: verification failed, nothing was changed: ")
+        assert catalog.find_table(engine, "new") is None and not script.exists()
+    with pytest.raises(VerificationError, match="row count kept"):
+        binarize(engine, "toy", parse_spec(SPEC_TOY), "bin")
+    assert catalog.find_table(engine, "bin") is None
+
+
+SPEC_TOY = '[[binary]]\nname = "b1"\ncolumn = "x1"\nequals = 1\n'
+
+
+def test_emitted_scripts_run_on_duckdb_and_end_with_the_check(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    eng = connect(db, create=True)
+    for name, data in (("toy", TOY_TABLE), ("people", {"id": [1, 2], "cls": ["a", "b"]}),
+                       ("items", {"id": [1, 1, 2], "word": ["x", "y", "y"]})):
+        write_frame(eng, pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in data.items()}).convert_dtypes(), name)
+    runs = {"pub": lambda path: api.select_features(eng, "toy", "cls", 2, key="id", method="hamdist", mode="skip",
+                                                    out="pub", emit_sql=path, dry_run=True),
+            "bin": lambda path: api.binarize(eng, "toy", str(tmp_path / "spec.toml"), "bin", key="id",
+                                             emit_sql=path, dry_run=True),
+            "long": lambda path: api.select_features(eng, "people", "cls", 1, items="items", key="id",
+                                                     item_column="word", out="long", emit_sql=path, dry_run=True)}
+    (tmp_path / "spec.toml").write_text(SPEC_TOY)
+    scripts = {}
+    for out, run in runs.items():
+        path = tmp_path / f"{out}.sql"
+        report = run(str(path))
+        assert not report.ok and "dry run" in report.notes[0] and catalog.find_table(eng, out) is None
+        scripts[out] = path.read_text()
+    assert catalog.find_table(eng, "long__items") is None  # the staging table is gone after a dry run too
+    eng.close()
+    con = duckdb.connect(db)
+    for out, text in scripts.items():
+        body, check = text.split("-- Verification: ")
+        assert body.rstrip().endswith("COMMIT;") and check.rstrip().endswith(";")
+        con.execute(body)
+        result = con.execute(check.split("\n", 2)[2]).fetchall()  # after the heading and the comment
+        assert {"pub": [(2, 2, 6)], "bin": [(6, 6)], "long": [(1, 1, 2)]}[out] == result, (out, result)
+    assert sorted(con.execute("SELECT * FROM pub").fetchall()) == sorted(
+        (r[1], r[0], r[4], c) for r, c in zip(TABLE1, LABELS1))
+    assert con.execute("SELECT * FROM long ORDER BY cls").fetchall() == [(1, "a"), (0, "b")]  # item x, class
+    assert con.execute("SELECT table_name FROM information_schema.tables WHERE table_name = 'long__items'"
+                       ).fetchall() == []

@@ -7,8 +7,8 @@ their row counts per class, n_1(g) and n_2(g) (classes C_1 and C_2 of Sec. 3).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -27,7 +27,7 @@ class BinaryCounts:
         self.n2 = np.asarray(self.n2, dtype=np.int64)
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[int]], labels: Sequence[object], positive: object) -> "BinaryCounts":
+    def from_rows(cls, rows: Sequence[Sequence[int]], labels: Sequence[object], positive: object) -> BinaryCounts:
         """Group a small row-by-row table (e.g. a paper's toy example); `positive` names C_1."""
         matrix = np.asarray(rows, dtype=bool)
         first = np.asarray([label == positive for label in labels])

@@ -82,11 +82,12 @@ class _Groups:
         Σ_b contains[a, b]·ones[b].
         """
         if ones is None:
-            ones = sum(self.split_counts(x))
+            ones1, ones2 = self.split_counts(x)
+            ones = ones1 + ones2
         if privacy == "kanon":
             zeros = self.size - ones
             return bool(np.all((ones == 0) | (ones >= k)) and np.all((zeros == 0) | (zeros >= k)))
-        has = ones > 0
+        has = np.asarray(ones > 0)
         if not has.any():
             return True
         support = self.contains[has] @ ones

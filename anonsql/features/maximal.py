@@ -10,7 +10,7 @@ pyfim's C Eclat when installed (see maximal_itemsets and benchmarks/features_max
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

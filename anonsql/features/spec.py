@@ -14,7 +14,7 @@ A TOML file with one [[binary]] table per output column:
     equals = "Never-married"          # or: in = ["Exec-managerial", "Prof-specialty"]
 
 Intervals are half-open (lower, upper] as in Zhang et al. Sec. 5.1 ("(25,35]"). NULL source
-cells become 0. Parsing is pure; anonsql.features_job.binarize writes the table in SQL.
+cells become 0. Parsing is pure; anonsql.features.job.binarize writes the table in SQL.
 """
 
 from __future__ import annotations

@@ -1,0 +1,280 @@
+"""The jobs of feature selection (Zhang et al. 2017): binarize, select (features) and ac.
+
+select: SQL statistics (masks, class sums) → a method of anonsql.features → the published
+projection (a view or table) → AC >= k re-checked by SQL on the output, in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .. import sql, validate
+from ..catalog import drop_table, find_table, get_table, output_table
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report, save, silent
+from ..rewrite import Script
+from . import rewrite, stats, verify
+from .containment import BinaryCounts, distcnt
+from .greedy import Selection, greedy_distcnt, greedy_hamdist
+from .maximal import maximal_select
+from .spec import BinaryRule
+
+
+@dataclass(kw_only=True)
+class BinarizeReport(Report):
+    """`anonsql binarize`: the derived 0/1 columns of a table."""
+
+    rows: int
+    columns: list[str]  # the derived 0/1 columns, in spec order
+    ones: dict[str, int] = field(default_factory=dict)  # rows with a 1 per column, counted by SQL on the output
+    density: float | None = None  # share of 1 cells (Zhang et al. Table 3's "Density")
+
+    def lines(self) -> list[str]:
+        density = f"density (share of 1 cells) {self.density:.1%}" if self.density is not None else "dry run"
+        return ([f"{self.table} -> {self.out}: {len(self.columns)} binary columns, {self.rows:,} rows, {density}"]
+                + [f"  {c}: {n:,} rows with 1" for c, n in self.ones.items()])
+
+
+@dataclass(kw_only=True)
+class FeaturesReport(Report):
+    """`anonsql features`: the published columns and how well they keep the class signal."""
+
+    materialized: bool
+    class_column: str
+    classes: list[Any]  # [C_1, C_2]
+    k: int
+    method: str
+    privacy: str
+    mode: str
+    top_r: int | None
+    rows: int
+    attrs_considered: int
+    selected: list[str] = field(default_factory=list)  # in the order the method added them
+    ac: int | None = None  # AC of the published projection, recomputed by SQL on the output
+    kanon: int | None = None  # its k-anonymity level (smallest group of equal projections)
+    hamdist: float | None = None
+    distcnt: float | None = None
+    full_hamdist: float = 0.0  # HamDist of all considered features (the ceiling)
+    full_distcnt: float = 0.0
+    stopped_by: str | None = None  # mode 'stop': the first infeasible feature
+    skipped: int = 0  # mode 'skip': infeasible features passed over
+    candidates: list[list[str]] = field(default_factory=list)  # maximal: the r largest of M_k
+
+    def lines(self) -> list[str]:
+        kind = "table" if self.materialized else "view"
+        model = "k-anonymity by containment (k-AC)" if self.privacy == "ac" else "k-anonymity"
+        lines = [f"{self.table} -> {self.out} ({kind}): {len(self.selected)} of {self.attrs_considered} features "
+                 f"by {self.method} ({model}, k = {self.k}, mode {self.mode})",
+                 f"  selected, in order: {', '.join(self.selected) if self.selected else '(none)'}"]
+        if self.ac is not None:
+            lines += [f"  anonymity by containment of the projection (AC) {self.ac}; k-anonymous for k = {self.kanon}",
+                      f"  class separation by Hamming distance (HamDist) {self.hamdist:.4f} "
+                      f"(all features {self.full_hamdist:.4f}); by distinct counts (DistCnt) {self.distcnt:.4f} "
+                      f"(all features {self.full_distcnt:.4f})"]
+        if self.stopped_by:
+            lines.append(f"  stopped at {self.stopped_by}: adding it breaks the constraint "
+                         "(--mode skip passes over it)")
+        if self.skipped:
+            lines.append(f"  skipped {self.skipped} infeasible feature(s)")
+        return lines
+
+
+@dataclass(kw_only=True)
+class AcReport(Report):
+    """`anonsql ac`: AC(D) of a table over its feature columns (reads only, promises nothing)."""
+
+    PROVES: ClassVar[bool] = False
+
+    attrs: list[str]
+    class_column: str | None
+    rows: int
+    distinct_masks: int
+    ac: int
+    kanon: int
+    rows_by_ac: dict[int, int]
+    distcnt: float | None
+    hamdist: float | None
+
+    def lines(self) -> list[str]:
+        lines = [f"{self.table}: anonymity by containment (AC(D)) = {self.ac} over {len(self.attrs)} features "
+                 f"({self.rows:,} rows, {self.distinct_masks:,} distinct containment sets); "
+                 f"k-anonymous for k = {self.kanon}",
+                 "  rows by containment support (AC(e)), smallest first: "
+                 + ", ".join(f"{a}: {n:,}" for a, n in self.rows_by_ac.items())]
+        if self.distcnt is not None:
+            lines.append(f"  class separation by distinct counts (DistCnt) {self.distcnt:.4f}, "
+                         f"by Hamming distance (HamDist) {self.hamdist:.4f}")
+        return lines
+
+
+# ---------------------------------------------------------------- select (features)
+
+
+def select(data: BinaryCounts, values: np.ndarray, k: int, method: str, privacy: str, mode: str,
+           top_r: int) -> tuple[Selection, list[tuple[int, ...]]]:
+    """Run one method of anonsql.features on the statistics; (selection, maximal's candidates)."""
+    if method == "hamdist":
+        return greedy_hamdist(data, k, privacy=privacy, mode=mode, values=values), []  # type: ignore[arg-type]
+    if method == "maximal":
+        best, candidates = maximal_select(data, k, top_r, values=values)
+        return Selection(best, [float(values[x]) for x in best]), candidates
+    return greedy_distcnt(data, k, privacy=privacy, mode=mode, criterion=method), []  # type: ignore[arg-type]
+
+
+def select_features(engine: Engine, table: str | sql.TableName, class_column: str, k: int, *,
+                    key: str | None = None, attrs: Sequence[str] = (), method: str = "distcnt",
+                    privacy: str = "ac", mode: str = "stop", top_r: int = 20, out: str | None = None,
+                    materialize: bool = False, replace: bool = False, emit_sql: str | None = None,
+                    dry_run: bool = False, progress: Progress | None = None, label: str | None = None,
+                    before: Sequence[rewrite.Step] = (), after: Sequence[rewrite.Step] = ()) -> FeaturesReport:
+    """Check the table (one AnonsqlError, nothing written) and run the job; `method`, `privacy`,
+    `mode`, `k` and `top_r` are validated by anonsql.api. `before`/`after` are steps the caller
+    runs around the job (the long input's staging pivot), for the script."""
+    source = get_table(engine, table)
+    key_col = source.column(key).name if key else None
+    cls = validate.class_column(engine, source, class_column)
+    if cls == key_col:
+        raise AnonsqlError(f"column '{cls}' cannot be both the class and the key")
+    rows = validate.rows(engine, source)
+    validate.k_within(k, rows)
+    classes = stats.two_classes(engine, source, cls)
+    cols = stats.attr_columns(source, cls, key_col, attrs)
+    stats.require_binary(engine, source, cols)
+    target, replaced = output_table(engine, source, out, f"{source.name}_ac{k}", replace)
+    say = progress or silent
+    report = FeaturesReport(table=label or str(source), out=str(target), materialized=materialize,
+                            class_column=cls, classes=classes, k=k, method=method, privacy=privacy, mode=mode,
+                            top_r=top_r if method == "maximal" else None, rows=rows, attrs_considered=len(cols))
+
+    with report.timed("statistics"):
+        data = stats.mask_counts(engine, source, cols, cls, classes[0])
+        values = stats.column_hamdist(engine, source, cols, cls, classes)
+    say(f"statistics: {rows:,} rows, {len(cols):,} features, {len(data.n1):,} distinct containment sets "
+        f"({report.seconds['statistics']:.2f} s)")
+    with report.timed("selection"):
+        choice, candidates = select(data, values, k, method, privacy, mode, top_r)
+    chosen = [cols[x] for x in choice.selected]
+    report.selected, report.skipped = chosen, len(choice.skipped)
+    report.stopped_by = cols[choice.stopped_by] if choice.stopped_by is not None else None
+    report.candidates = [[cols[x] for x in c] for c in candidates]
+    report.full_hamdist, report.full_distcnt = float(values.sum()), distcnt(data, range(len(cols)))
+    say(f"selection: {len(chosen)} feature(s) by {method} ({report.seconds['selection']:.2f} s)")
+
+    steps = ([rewrite.replace_step(engine, replaced)] if replaced is not None else []) + [
+        rewrite.publish_step(source, target, chosen, cls, materialize)]
+    script = (rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k, chosen,
+                                      rows) if emit_sql else None)
+    if _dry_run(report, script, emit_sql, dry_run):
+        return report
+    with engine.transaction():
+        with report.timed("write"):
+            rewrite.run(engine, steps)
+        with report.timed("verify"):
+            figures = verify.published(engine, report, get_table(engine, target), chosen, cls, classes,
+                                       rows=rows, k=k, privacy=privacy)
+        if not report.ok:
+            raise VerificationError(report.checks)
+    report.ac, report.kanon = figures.ac, figures.kanon
+    report.hamdist, report.distcnt = figures.hamdist, figures.distcnt
+    _save(script, emit_sql)
+    say(f"verify: AC = {figures.ac} >= {k} on {target} ({report.seconds['verify']:.2f} s)")
+    return report
+
+
+def select_features_long(engine: Engine, table: str, items: str, class_column: str, key: str, item_column: str,
+                         k: int, *, out: str | None = None, **options: Any) -> FeaturesReport:
+    """Feature selection on a long (row key, item) table: `table` holds one row per entity
+    (key, class), `items` its (key, item) pairs. The items are pivoted in SQL into a staging
+    table of 0/1 columns (one per distinct item), the wide job runs on it, and the result is
+    materialized (a view would have to repeat the pivot) before the staging table is dropped."""
+    rows_tab, items_tab = get_table(engine, table), get_table(engine, items)
+    key_col, ikey, icol = rows_tab.column(key).name, items_tab.column(key).name, items_tab.column(item_column).name
+    if ikey == icol:
+        raise AnonsqlError(f"--item '{icol}' is the key column of {items_tab}")
+    cls = validate.class_column(engine, rows_tab, class_column)
+    values = stats.distinct_items(engine, items_tab, icol, cls)
+    target = sql.TableName.parse(out) if out else sql.TableName(f"{rows_tab.name}_ac{k}")
+    staging = sql.TableName(f"{target.name}__items", target.schema)
+    create, drop = rewrite.pivot_steps(rows_tab, items_tab, staging, key_col, ikey, icol, cls, values)
+    with engine.transaction():
+        if find_table(engine, staging) is not None:
+            raise AnonsqlError(f"staging table {staging} exists (a failed earlier run?); drop it first")
+        create.run(engine)
+    try:
+        return select_features(engine, staging, cls, k, out=str(target), materialize=True,
+                               label=f"{rows_tab} + {items_tab}", before=[create], after=[drop], **options)
+    finally:
+        drop_table(engine, staging.expr)
+
+
+# ---------------------------------------------------------------- ac, binarize
+
+
+def ac(engine: Engine, table: str, *, class_column: str | None = None, key: str | None = None,
+       attrs: Sequence[str] = ()) -> AcReport:
+    """AC(D) of `table` over its 0/1 feature columns (and DistCnt, HamDist with a class). Reads only."""
+    tab = get_table(engine, table)
+    key_col = tab.column(key).name if key else None
+    cls = validate.class_column(engine, tab, class_column) if class_column else None
+    validate.rows(engine, tab)
+    classes = stats.two_classes(engine, tab, cls) if cls else None
+    cols = stats.attr_columns(tab, cls, key_col, attrs)
+    stats.require_binary(engine, tab, cols)
+    report = AcReport(table=str(tab), attrs=cols, class_column=cls, rows=0, distinct_masks=0, ac=0, kanon=0,
+                      rows_by_ac={}, distcnt=None, hamdist=None)
+    with report.timed("statistics"):
+        c = stats.containment(engine, tab, cols, cls, classes)
+    report.rows, report.distinct_masks, report.ac, report.kanon = c.rows, c.masks, c.ac, c.kanon
+    report.rows_by_ac, report.distcnt, report.hamdist = c.rows_by_ac, c.distcnt, c.hamdist
+    return report
+
+
+def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, *, keep: Sequence[str] = (),
+             replace: bool = False, emit_sql: str | None = None, dry_run: bool = False) -> BinarizeReport:
+    """A new table with the `keep` columns (key, class) and one 0/1 column per rule, in SQL."""
+    source = get_table(engine, table)
+    rows = validate.rows(engine, source)
+    kept = source.resolve(keep)
+    clash = sorted({r.name.lower() for r in rules} & {k.lower() for k in kept})
+    if clash:
+        raise AnonsqlError(f"derived column '{clash[0]}' has the name of a kept column")
+    target, existing = output_table(engine, source, out, out, replace)
+    steps = ([rewrite.replace_step(engine, existing)] if existing is not None else []) + [
+        rewrite.binarize_step(source, target, rules, kept)]
+    names = [r.name for r in rules]
+    report = BinarizeReport(table=str(source), out=str(target), rows=rows, columns=names)
+    script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows) if emit_sql else None
+    if _dry_run(report, script, emit_sql, dry_run):
+        return report
+    with engine.transaction():
+        with report.timed("write"):
+            rewrite.run(engine, steps)
+        written = get_table(engine, target)
+        with report.timed("verify"):
+            report.ones = verify.binarized(engine, report, written, names, rows)
+        if not report.ok:
+            raise VerificationError(report.checks)
+    report.out = str(written)
+    report.density = sum(report.ones.values()) / (rows * len(names))
+    _save(script, emit_sql)
+    return report
+
+
+def _dry_run(report: Report, script: Script | None, emit_sql: str | None, dry_run: bool) -> bool:
+    """With `dry_run`, write the script and note that nothing changed; True when the job stops here."""
+    if dry_run:
+        _save(script, emit_sql)
+        where = "on standard output" if emit_sql == "-" else f"in {emit_sql}"
+        report.notes.append(f"dry run: the script is {where}; nothing in the database changed")
+    return dry_run
+
+
+def _save(script: Script | None, emit_sql: str | None) -> None:
+    """Write the run's script (after the run committed, or for a dry run)."""
+    if script is not None and emit_sql:
+        save(emit_sql, script.text())
