@@ -32,7 +32,7 @@ def job(db: str, table: str, k: int, cost: str) -> dict:
     total = time.perf_counter() - start
     return {"seconds": round(total, 3), "stages": {s: round(v, 3) for s, v in r.seconds.items()},
             "groups": r.groups, "iterations": r.iterations, "suppressed_ratio": round(r.suppressed_ratio, 4),
-            "kl_divergence": float(f"{r.kl_divergence:.4g}"), "verified": r.verified}
+            "kl_divergence": float(f"{r.kl_divergence:.4g}"), "ok": r.ok}
 
 
 def reference_loop(db: str, table: str, k: int, cost: str) -> dict:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import anonsql
 from anonsql.errors import AnonsqlError
-from anonsql.loading import write_frame
+from anonsql.data.loading import write_frame
 
 from .test_profile import SMALL
 

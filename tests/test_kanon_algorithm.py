@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonsql.kanon import COSTS, anonymize, api, kl_divergence
+from anonsql.kanon import COSTS, algorithm, anonymize, fast, kl_divergence
+from anonsql.kanon.model import prepare
 
 L = math.log
 
@@ -179,11 +180,10 @@ def test_column_that_is_entirely_null():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"k": 0}, "k must be"),
-        ({"k": 13}, "k must be"),
+        ({"k": 13}, "exceeds the N = 12 records"),
         ({"k": 2, "cost": "euclid"}, "unknown cost"),
-        ({"k": 2, "alpha": 0.0}, "alpha > 0"),
-        ({"k": 2, "alpha": -1.0}, "non-negative"),
+        ({"k": 2, "alpha": 0.0}, "cannot use alpha = 0.0"),
+        ({"k": 2, "alpha": -1.0}, "cannot use alpha = -1.0"),
     ],
 )
 def test_bad_arguments(kwargs, message):
@@ -208,7 +208,7 @@ def test_bad_arrays():
 def test_compiled_loop_is_built():
     # without it anonymize() falls back to the reference loop (with a RuntimeWarning) and the
     # comparisons below compare the reference with itself
-    assert api._fast is not None, "anonsql.kanon._core is not built: run `pip install -e .`"
+    assert algorithm._fast is not None, "anonsql.kanon._core is not built: run `pip install -e .`"
 
 
 def test_progress_and_missing_extension_fallback(monkeypatch):
@@ -222,8 +222,8 @@ def test_progress_and_missing_extension_fallback(monkeypatch):
 
     with pytest.raises(KeyboardInterrupt):  # the callback can abort the compiled loop
         anonymize(codes, classes, counts, [2, 2], k=2, progress=stop)
-    monkeypatch.setattr(api, "_fast", None)
-    monkeypatch.setattr(api, "_FAST_MISSING", "not built", raising=False)
+    monkeypatch.setattr(algorithm, "_fast", None)
+    monkeypatch.setattr(algorithm, "_FAST_MISSING", "not built", raising=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         slow = anonymize(codes, classes, counts, [2, 2], k=2)
@@ -292,12 +292,12 @@ def adult():
 
 @pytest.mark.parametrize("cost", ["ham", "mar"])
 def test_trie_order_changes_speed_only(adult, cost, monkeypatch):
-    if api._fast is None:
+    if algorithm._fast is None:
         pytest.skip("compiled loop not built (see test_compiled_loop_is_built)")
     codes, classes, counts, sizes = adult
     default = anonymize(codes, classes, counts, sizes, k=10, cost=cost)
     for order in (np.arange(8), np.arange(8)[::-1].copy(), np.array([3, 7, 0, 5, 1, 6, 2, 4])):
-        monkeypatch.setattr(api._fast, "trie_order", lambda problem, order=order: order.astype(np.int64))
+        monkeypatch.setattr(algorithm._fast, "trie_order", lambda problem, order=order: order.astype(np.int64))
         other = anonymize(codes, classes, counts, sizes, k=10, cost=cost)
         assert np.array_equal(other.final_codes, default.final_codes)
         assert np.array_equal(other.gammas, default.gammas)
@@ -326,3 +326,76 @@ def test_adult_compiled_loop_matches_reference(adult, cost):
     assert expected[1][0] < kl < expected[1][1]
     if cost == "mar":
         assert fast.gammas.sum() == pytest.approx(kl, rel=1e-9)
+
+
+# --- the C kernel boundary: wrong buffers raise a clear error, never crash ----------------------
+def kernel_arguments():
+    """Valid keyword arguments of fast.kernel for SQUARE, k = 2 (built the way fast.run builds them)."""
+    codes, classes, counts = table(SQUARE)
+    prepared = prepare(codes, classes, counts, [2, 2], k=2, cost="mar", alpha=1.0)
+    captured = {}
+
+    def capture(**kwargs):
+        captured.update(kwargs)
+        return 0, 0, 0, 0
+
+    real = fast.kernel
+    fast.kernel = capture
+    try:
+        fast.run(prepared, np.random.default_rng(0).random(8))
+    finally:
+        fast.kernel = real
+    return captured
+
+
+def test_kernel_runs_on_valid_buffers():
+    args = kernel_arguments()
+    iterations, solo, cross, groups = fast.kernel(**args)
+    assert iterations == 1 and groups == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "error", "message"),
+    [
+        ("classes", lambda a: a.astype(np.int32), TypeError, "classes must have dtype int64, got int32"),
+        ("codes", lambda a: a.astype(np.int64), TypeError, "codes must have dtype int32"),
+        ("counts", lambda a: a[:-1], ValueError, r"counts must have shape \(4,\)"),
+        ("phat", lambda a: np.repeat(a, 2)[::2], ValueError, "phat must be C-contiguous"),
+        ("final", lambda a: np.zeros((4, 4), np.int32)[:, :2], ValueError, "final must be C-contiguous"),
+        ("gammas", lambda a: a[:-1].copy(), ValueError, "gammas must have shape"),
+        ("draws", lambda a: list(a), ValueError, "draws must be a 1-d numpy array"),
+        ("order", lambda a: np.zeros_like(a), ValueError, "order must be a permutation"),
+        ("voff", lambda a: a + 1, ValueError, "voff must start at 0"),
+        ("codes", lambda a: a + 5, ValueError, "codes of attribute j"),
+        ("classes", lambda a: a + 3, ValueError, "class codes must be 0..0"),
+        ("a_base", lambda a: 10**6, ValueError, "past the end of log_table"),
+        ("cost", lambda a: "euclid", ValueError, "unknown cost"),
+    ],
+)
+def test_kernel_refuses_wrong_buffers(name, bad, error, message):
+    args = kernel_arguments()
+    args[name] = bad(args[name])
+    with pytest.raises(error, match=message):
+        fast.kernel(**args)
+
+
+def test_kernel_refuses_read_only_output_and_positional_arguments():
+    args = kernel_arguments()
+    args["final"].flags.writeable = False
+    with pytest.raises(ValueError, match="final is an output and must be writable"):
+        fast.kernel(**args)
+    with pytest.raises(TypeError):
+        fast.kernel(*kernel_arguments().values())  # keyword arguments only
+
+
+def test_compiled_core_checks_buffer_sizes_itself():
+    """Even bypassing the wrapper, a short buffer is a ValueError from the C code, not a crash."""
+    a = kernel_arguments()
+    n_tuples, n_attrs = a["codes"].shape
+    positional = [a["codes"], a["classes"][:-1], a["counts"], a["voff"], a["attr_counts"], a["phat"],
+                  a["log_phat"], a["class_prior"], a["log_table"], a["a_base"], a["v_base"], a["order"],
+                  a["draws"], n_tuples, n_attrs, len(a["class_prior"]), 2, 2, 1.0, a["final"], a["gammas"], None]
+    with pytest.raises(ValueError, match="buffer b_cls has 24 bytes, expected 32"):
+        fast._core.run(*positional)
+    with pytest.raises(TypeError):
+        fast._core.run(*positional[:5])

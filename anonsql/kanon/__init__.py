@@ -1,10 +1,10 @@
-"""Kameya & Hayashi (2016) bottom-up cell suppression: k-anonymity by merging tuples.
+"""Kameya & Hayashi (2016): k-anonymity by bottom-up cell suppression (Algorithms 1-3, costs eqs. 1-12).
 
-`anonymize` runs Algorithms 1-3 on a count table (arrays, no SQL) with the costs of
-eqs. 1, 2, 9-11 and 12; `kl_divergence` is eq. 7 for the report.
+`anonymize` runs the loop on a count table (arrays, no SQL); `job.run` is the whole database
+job (stats → algorithm → rewrite → verify) behind `anonsql.k_anonymize`.
 """
 
-from .api import anonymize
-from .model import COSTS, KanonResult, kl_divergence
+from .algorithm import anonymize
+from .model import COSTS, NEEDS_POSITIVE_ALPHA, KanonResult, kl_divergence
 
-__all__ = ["COSTS", "KanonResult", "anonymize", "kl_divergence"]
+__all__ = ["COSTS", "NEEDS_POSITIVE_ALPHA", "KanonResult", "anonymize", "kl_divergence"]

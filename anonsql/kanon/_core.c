@@ -731,6 +731,26 @@ static PyObject *run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: count table empty or too large (T x M >= 2^31)");
         goto done;
     }
+    /* Byte sizes of every buffer (kanon.fast.kernel checks dtypes and shapes before this): a
+     * wrong size is refused here too, so no call can read or write past a buffer's end. */
+#define NEED(buf, n)                                                                                    \
+    if ((buf).len != (Py_ssize_t)(n)) {                                                                 \
+        PyErr_Format(PyExc_ValueError, "anonsql.kanon._core: buffer %s has %zd bytes, expected %lld",   \
+                     #buf, (buf).len, (long long)(n));                                                   \
+        goto done;                                                                                      \
+    }
+    NEED(b_codes, T * M * 4) NEED(b_cls, T * 8) NEED(b_cnt, T * 8) NEED(b_voff, (M + 1) * 8)
+    NEED(b_prior, C * 8) NEED(b_vbase, M * 8) NEED(b_order, M * 8) NEED(b_final, T * M * 4)
+    NEED(b_gammas, b_draws.len)
+    {
+        const i64 nval = ((const i64 *)b_voff.buf)[M] * C;
+        NEED(b_ncur, nval * 8) NEED(b_phat, nval * 8) NEED(b_lphat, nval * 8)
+    }
+#undef NEED
+    if (cost < COST_HAM || cost > COST_HYBRID || b_draws.len % (Py_ssize_t)sizeof(double) || b_ltab.len % 8) {
+        PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: unknown cost id or ragged float buffer");
+        goto done;
+    }
     s.T = T; s.M = M; s.C = C; s.k = k; s.cost = cost; s.alpha = alpha;
     s.voff = b_voff.buf; s.ncur = b_ncur.buf; s.phat = b_phat.buf; s.lphat = b_lphat.buf;
     s.prior = b_prior.buf; s.ltab = b_ltab.buf; s.a_base = a_base; s.v_base = b_vbase.buf; s.order = b_order.buf;

@@ -14,6 +14,10 @@ import numpy as np
 COSTS = ("ham", "info", "mar", "hybrid")
 COST_IDS = {name: i for i, name in enumerate(COSTS)}
 
+#: Costs built on eq. 10, which is infinite at α = 0 once a value vanishes from a class:
+#: they need a pseudo count α > 0 (the others take α >= 0).
+NEEDS_POSITIVE_ALPHA = ("mar", "hybrid")
+
 #: Code of a suppressed (or originally missing) cell, the paper's ⊥.
 NULL = -1
 
@@ -53,7 +57,7 @@ class KanonResult:
 
 
 @dataclass
-class Problem:
+class PreparedTable:
     """A validated count table in canonical row order plus the estimates of Section 2.1.
 
     Canonical order = lexicographic on (y_1..y_M, c) with ⊥ (-1) first; `order[i]` is the
@@ -157,16 +161,17 @@ def _log_tables(alpha: float, domain_sizes: np.ndarray, width: int):
     return table, rows[0], shifts[0], np.array(rows[1:], dtype=np.int64), np.array(shifts[1:], dtype=np.int64)
 
 
-def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: float) -> Problem:
-    """Validate the count table, sort it canonically and derive p̂ (Section 2.1)."""
+def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: float) -> PreparedTable:
+    """Check the count table, sort it canonically and derive p̂ (Section 2.1).
+
+    The caller validated k, cost and alpha (anonsql.validate); this refuses only what the loop
+    cannot run on: malformed arrays, k above N (no grouping reaches it), a Γ that does not exist.
+    """
     if cost not in COST_IDS:
         raise ValueError(f"unknown cost '{cost}': choose one of {', '.join(COSTS)}")
     alpha = float(alpha)
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a non-negative number, got {alpha}")
-    if alpha == 0 and cost in ("mar", "hybrid"):
-        raise ValueError("cost 'mar'/'hybrid' needs alpha > 0: with alpha = 0 eq. 10 is infinite "
-                         "once a value vanishes from a class")
+    if not np.isfinite(alpha) or alpha < 0 or (alpha == 0 and cost in NEEDS_POSITIVE_ALPHA):
+        raise ValueError(f"cost '{cost}' cannot use alpha = {alpha} (see NEEDS_POSITIVE_ALPHA)")
     codes = np.asarray(codes)
     classes = np.asarray(classes)
     counts = np.asarray(counts)
@@ -195,8 +200,8 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
         raise ValueError("QI codes must be -1 (NULL) or 0..domain_sizes[j]-1")
     n = int(counts.sum())
     k = int(k)
-    if k < 1 or k > n:
-        raise ValueError(f"k must be between 1 and the number of rows ({n}), got {k}")
+    if k > n:
+        raise ValueError(f"k = {k} exceeds the N = {n} records of the count table: no grouping reaches it")
 
     order = np.lexsort((classes,) + tuple(codes[:, j] for j in reversed(range(n_attrs))))
     codes, classes, counts = codes[order], classes[order], counts[order]
@@ -213,7 +218,7 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
         log_phat = [np.log(p) for p in phat]
     prior = class_prior(np.bincount(classes, weights=counts, minlength=n_classes), alpha)
     table, a_row, a_shift, v_rows, v_shift = _log_tables(alpha, domain_sizes, n)
-    return Problem(
+    return PreparedTable(
         codes=np.ascontiguousarray(codes), classes=classes, counts=counts, domain_sizes=domain_sizes,
         n_classes=n_classes, order=order, k=k, cost=cost, alpha=alpha, attr_counts=attr,
         log_phat=log_phat, phat=phat, class_prior=prior, log_table=table, a_row=a_row,
@@ -221,19 +226,19 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
     )
 
 
-def finish(problem: Problem, final_codes: np.ndarray, gammas, iterations: int, seed: int,
+def finish(prepared: PreparedTable, final_codes: np.ndarray, gammas, iterations: int, seed: int,
            solo: int, cross: int, groups: int) -> KanonResult:
     """Map canonical results back to the caller's row order and compute the report figures."""
-    new_null = (final_codes < 0) & (problem.codes >= 0)
-    suppressed = int((new_null.sum(axis=1) * problem.counts).sum())
-    anon = attribute_counts(final_codes, problem.classes, problem.counts, problem.domain_sizes, problem.n_classes)
-    class_counts = np.bincount(problem.classes, weights=problem.counts, minlength=problem.n_classes)
-    kl = kl_divergence(problem.attr_counts, anon, class_counts, problem.alpha)
+    new_null = (final_codes < 0) & (prepared.codes >= 0)
+    suppressed = int((new_null.sum(axis=1) * prepared.counts).sum())
+    anon = attribute_counts(final_codes, prepared.classes, prepared.counts, prepared.domain_sizes, prepared.n_classes)
+    class_counts = np.bincount(prepared.classes, weights=prepared.counts, minlength=prepared.n_classes)
+    kl = kl_divergence(prepared.attr_counts, anon, class_counts, prepared.alpha)
     out = np.empty_like(final_codes)
-    out[problem.order] = final_codes
+    out[prepared.order] = final_codes
     return KanonResult(
         final_codes=out, iterations=int(iterations), gammas=np.asarray(gammas, dtype=np.float64),
-        suppressed_cells=suppressed, kl_divergence=kl, cost=problem.cost, k=problem.k,
-        alpha=problem.alpha, seed=seed, solo_suppressions=solo, cross_class_suppressions=cross,
-        total_cells=problem.n_rows * problem.codes.shape[1], groups=groups,
+        suppressed_cells=suppressed, kl_divergence=kl, cost=prepared.cost, k=prepared.k,
+        alpha=prepared.alpha, seed=seed, solo_suppressions=solo, cross_class_suppressions=cross,
+        total_cells=prepared.n_rows * prepared.codes.shape[1], groups=groups,
     )

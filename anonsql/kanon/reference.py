@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Problem
+from .model import PreparedTable
 
 
 class _Costs:
     """Γ_ham / Γ_info / Γ_mar / Γ_hybrid of one tuple t against many tuples t' of its class.
 
-    Logarithms come from the problem's tables and every sum runs over j in ascending order,
+    Logarithms come from the prepared table's log tables and every sum runs over j in ascending order,
     the same arithmetic, operation by operation, as the compiled loop.
     """
 
-    def __init__(self, problem: Problem, ncur: list[np.ndarray], dcur: np.ndarray):
-        self.p = problem
+    def __init__(self, prepared: PreparedTable, ncur: list[np.ndarray], dcur: np.ndarray):
+        self.p = prepared
         self.ncur = ncur  # N(x_j, c) of the current dataset D^(l), updated in place by the loop
         self.dcur = dcur  # N(¬⊥_j, c) of D^(l)
 
@@ -75,7 +75,7 @@ class _Costs:
         return np.where(mar <= 0, mar / ham, mar * ham)  # eq. 12
 
 
-def run(problem: Problem, draws: np.ndarray):
+def run(prepared: PreparedTable, draws: np.ndarray):
     """ANONYMIZE (Algorithm 1) on canonical arrays.
 
     Returns (final_codes, gammas, solo, cross, groups): groups = |S| at the end.
@@ -83,15 +83,15 @@ def run(problem: Problem, draws: np.ndarray):
     `draws[l]` is the uniform number of iteration l: the violating tuple picked is the one at
     position floor(draws[l] * n_violating) among violating tuples sorted by key.
     """
-    n_tuples, n_attrs = problem.codes.shape
-    pat = problem.codes.copy()  # pattern of the tuple with this key (valid while alive)
-    cnt = problem.counts.copy()
-    cls = problem.classes
+    n_tuples, n_attrs = prepared.codes.shape
+    pat = prepared.codes.copy()  # pattern of the tuple with this key (valid while alive)
+    cnt = prepared.counts.copy()
+    cls = prepared.classes
     alive = np.ones(n_tuples, dtype=bool)
     parent = np.arange(n_tuples)  # key -> key of the tuple it was merged into
-    ncur = [a.copy() for a in problem.attr_counts]
-    dcur = np.array([a.sum(axis=0) for a in ncur], dtype=np.int64).reshape(n_attrs, problem.n_classes)
-    gamma_of = _Costs(problem, ncur, dcur)
+    ncur = [a.copy() for a in prepared.attr_counts]
+    dcur = np.array([a.sum(axis=0) for a in ncur], dtype=np.int64).reshape(n_attrs, prepared.n_classes)
+    gamma_of = _Costs(prepared, ncur, dcur)
 
     where: dict[tuple[bytes, int], int] = {}  # (y, c) in S -> key
     ytot: dict[bytes, int] = {}  # N(y), summed over classes
@@ -114,7 +114,7 @@ def run(problem: Problem, draws: np.ndarray):
 
     def refresh(yb):
         for key in holders.get(yb, ()):
-            violating[key] = ytot[yb] < problem.k
+            violating[key] = ytot[yb] < prepared.k
 
     def replace(keys, u, c):
         """UPDATE (Algorithm 3): the tuples `keys` of class c become u, merged with (u, c) if in S."""

@@ -1,92 +1,111 @@
-"""Decisions → SQL: the set-based statements that write an algorithm's result back.
+"""Decisions → SQL: copy the source (unless in place), then ONE joined UPDATE that turns cells NULL.
 
-A run is a list of steps: SQL statements, plus the decisions relation, which is bulk
-loaded when executing and written as INSERT ... VALUES when emitting a script for review.
+Executed, the decisions relation is keyed by the group key (one hash join on both engines) and
+bulk loaded; in the `--emit-sql` script it spells out each group's original values under the
+real column names, so a reviewer can read what is suppressed where.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from sqlglot import exp
 
-from . import sql
-from .engine import Engine
+from .. import sql
+from ..engine import Engine
+from ..rewrite import Script
+from ..stats import QIClassCounts
 
 DECISIONS_TABLE = "anonsql_suppression_decisions"
 
 
 @dataclass
 class SuppressionPlan:
-    """Turn cells NULL group by group: rows of group `keys[g]` lose the QIs where `suppress[g]`."""
+    """Turn cells NULL group by group: rows of group g lose the QIs where `suppress[g]`."""
 
     source: exp.Table
     out: exp.Table  # == source for an in-place run
     qi: list[str]
     class_column: str
-    keys: np.ndarray  # (G,) group keys of the groups whose pattern changes
+    keys: np.ndarray  # (G,) group keys (sql/common/group_key.sql) of the groups that change
+    values: list[list[Any]]  # (G, M+1) their original QI values y and class c, None for ⊥
     suppress: np.ndarray  # (G, M) bool
     copy: bool = True
 
-    def _flags(self) -> list[exp.Identifier]:
-        return [sql.ident(f"s_{j}") for j in range(len(self.qi))]
+    @property
+    def flags(self) -> list[str]:
+        """The flag column of each QI, `suppress_<qi>`, kept distinct from the table's names."""
+        taken = {*self.qi, self.class_column, "group_key"}
+        names = []
+        for name in self.qi:
+            flag = f"suppress_{name}"
+            while flag in taken:
+                flag = "_" + flag
+            taken.add(flag)
+            names.append(flag)
+        return names
 
-    def _render(self, engine: Engine) -> dict[str, tuple[str, dict]]:
-        decisions = sql.TableName(DECISIONS_TABLE).expr
-        return {
-            "copy": sql.render("copy_table", engine.dialect, out=self.out, src=self.source),
-            "create": sql.render("suppression_decisions", engine.dialect, decisions=decisions, flag=self._flags()),
-            "apply": sql.render(
-                "apply_suppression", engine.dialect, out=self.out, decisions=decisions,
-                qi=[sql.ident(c) for c in self.qi], flag=self._flags(),
-                row_key=sql.group_key(sql.columns([*self.qi, self.class_column], table="t")),
-            ),
-            "drop": sql.render("drop_temp_table", engine.dialect, tbl=decisions),
-        }
-
-    def _rows(self) -> list[list]:
-        return [[key, *map(bool, flags)] for key, flags in zip(self.keys.tolist(), self.suppress)]
+    def _bindings(self) -> dict[str, Any]:
+        return dict(out=self.out, decisions=sql.TableName(DECISIONS_TABLE).expr, qi=sql.columns(self.qi),
+                    flag=[sql.ident(f) for f in self.flags],
+                    row_key=sql.group_key(sql.columns([*self.qi, self.class_column], table="t")))
 
     def execute(self, engine: Engine) -> None:
         """Run the plan on `engine` (the caller holds the transaction)."""
-        steps = self._render(engine)
+        d, binds = engine.dialect, self._bindings()
+        decisions = binds["decisions"]
         if self.copy:
-            engine.execute(*steps["copy"])
-        engine.execute(*steps["drop"])
-        engine.execute(*steps["create"])
-        columns = ["group_key"] + [f"s_{j}" for j in range(len(self.qi))]
-        frame = pd.DataFrame(self._rows(), columns=columns)
-        cols_sql = ", ".join(sql.ident(c).sql(engine.dialect) for c in columns)
-        engine.insert_rows(sql.TableName(DECISIONS_TABLE).expr.sql(engine.dialect), cols_sql, frame)
-        engine.execute(*steps["apply"])
-        engine.execute(*steps["drop"])
+            engine.execute(*sql.render("common/copy_table", d, out=self.out, src=self.source))
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
+        engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions, flag=binds["flag"]))
+        columns = ["group_key", *self.flags]
+        frame = pd.DataFrame([[key, *map(bool, row)] for key, row in zip(self.keys.tolist(), self.suppress)],
+                             columns=columns)
+        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in columns), frame)
+        engine.execute(*sql.render("kanon/apply_suppression", d, **binds,
+                                   decision_key=sql.column("group_key", table="d")))
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
 
-    def script(self, engine: Engine) -> str:
-        """The same run as a reviewable SQL script for `engine`'s dialect (one transaction)."""
-        steps = self._render(engine)
-        rows = self._rows()
-        insert = "-- no group changes its pattern: no decisions to insert"
-        if rows:
-            values = exp.values([tuple(exp.convert(v) for v in row) for row in rows])
-            insert = exp.insert(values, sql.TableName(DECISIONS_TABLE).expr).sql(engine.dialect) + ";"
-        parts = ["BEGIN;"]
+    def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
+               replace: bool = False) -> str:
+        """The same run as a reviewable script for `dialect`, ending with the verification queries;
+        `replace` first drops the existing output table (--replace)."""
+        binds = self._bindings()
+        decisions = binds["decisions"]
+        script = Script(dialect, title, list(warnings))
+        if replace:
+            script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
+                        sql.readable("common/drop_table", dialect, tbl=self.out))
         if self.copy:
-            parts.append(steps["copy"][0] + ";")
-        parts += [steps["create"][0] + ";", insert, steps["apply"][0] + ";", steps["drop"][0] + ";", "COMMIT;"]
-        return "\n\n".join(parts) + "\n"
+            script.step("copy (sql/common/copy_table.sql)",
+                        sql.readable("common/copy_table", dialect, out=self.out, src=self.source))
+        script.step("the decisions relation (sql/kanon/readable_decisions.sql)",
+                    sql.readable("kanon/readable_decisions", dialect, decisions=decisions, qi=binds["qi"],
+                                 cls=sql.column(self.class_column), src=self.source,
+                                 flag=[exp.alias_(exp.false(), f) for f in binds["flag"]]))
+        script.rows(f"the decisions: {len(self.values):,} groups (y, c) change their pattern", decisions,
+                    [*self.qi, self.class_column, *self.flags],
+                    [[*vals, *map(bool, row)] for vals, row in zip(self.values, self.suppress)])
+        script.step("apply them in one joined UPDATE (sql/kanon/apply_suppression.sql)",
+                    sql.readable("kanon/apply_suppression", dialect, **binds, decision_key=sql.group_key(
+                        sql.columns([*self.qi, self.class_column], table="d"))))
+        script.step("drop the decisions (sql/common/drop_temp_table.sql)",
+                    sql.readable("common/drop_temp_table", dialect, tbl=decisions))
+        for comment, query in checks:
+            script.check(comment, query)
+        return script.text()
 
 
-def changed_groups(keys: np.ndarray, codes: np.ndarray, final_codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
+                     final_codes: np.ndarray, *, copy: bool) -> SuppressionPlan:
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
-    suppress = (final_codes < 0) & (codes >= 0)
-    changed = suppress.any(axis=1)
-    return keys[changed], suppress[changed]
-
-
-def suppression_plan(source: exp.Table, out: exp.Table, qi: Sequence[str], class_column: str,
-                     keys: np.ndarray, codes: np.ndarray, final_codes: np.ndarray, *, copy: bool) -> SuppressionPlan:
-    changed_keys, suppress = changed_groups(keys, codes, final_codes)
-    return SuppressionPlan(source, out, list(qi), class_column, changed_keys, suppress, copy)
+    suppress = (final_codes < 0) & (groups.codes >= 0)
+    changed = np.flatnonzero(suppress.any(axis=1))
+    values = [[sql.plain(groups.values[j][code]) if code >= 0 else None for j, code in enumerate(groups.codes[g])]
+              + [sql.plain(groups.class_values[groups.classes[g]])] for g in changed]
+    return SuppressionPlan(source, out, list(groups.qi), class_column, groups.keys[changed], values,
+                           suppress[changed], copy)

@@ -1,16 +1,20 @@
-"""The entry point: validate, draw the random numbers, run a loop, report."""
+"""The algorithm's entry: check the count table, draw the random numbers, run a loop (compiled or reference)."""
 
 from __future__ import annotations
 
 import warnings
+from types import ModuleType
 
 import numpy as np
 
 from . import reference as _reference
 from .model import KanonResult, finish, prepare
 
+_fast: ModuleType | None
 try:
-    from . import fast as _fast
+    from . import fast as _compiled
+
+    _fast = _compiled
 except ImportError as exc:  # the C extension was not built (source tree without `pip install -e .`)
     _fast = None
     _FAST_MISSING = str(exc)
@@ -25,7 +29,9 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     (y, c) must be distinct; their order does not matter (see below). p̂ (Section 2.1) comes from
     these arrays with pseudo count `alpha`; `cost` is one of COSTS: "ham" (eq. 1), "info" (eq. 2),
     "mar" (eqs. 9-11), "hybrid" (eq. 12). Γ is evaluated with the counts of the current dataset
-    D^(l) (Section 3.3). ValueError for k < 1, k > N, unknown cost, malformed arrays.
+    D^(l) (Section 3.3). The caller validates k >= 1, cost and alpha (anonsql.validate);
+    ValueError for what the loop cannot run on: k > N, an unknown cost, alpha = 0 with a cost
+    in NEEDS_POSITIVE_ALPHA, malformed arrays.
 
     Reproducibility. Rows are first sorted lexicographically by (y_1..y_M, c), ⊥ first; a tuple
     of S is named by its key, the smallest sorted position among the input rows it holds.
@@ -48,14 +54,13 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     identical results (tested). `progress(iteration, n_violating)` is called every 1024
     iterations by the compiled loop.
     """
-    problem = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha)
-    draws = np.random.default_rng(seed).random(2 * len(problem.counts))
+    prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha)
+    draws = np.random.default_rng(seed).random(2 * len(prepared.counts))
     if not reference and _fast is None:
         warnings.warn(f"anonsql.kanon: compiled loop unavailable ({_FAST_MISSING}); using the reference loop, "
                       "~20-50x slower. Build it with `pip install -e .`.", RuntimeWarning, stacklevel=2)
-        reference = True
-    if reference:
-        final, gammas, solo, cross, groups = _reference.run(problem, draws)
+    if reference or _fast is None:
+        final, gammas, solo, cross, groups = _reference.run(prepared, draws)
     else:
-        final, gammas, solo, cross, groups = _fast.run(problem, draws, progress)
-    return finish(problem, final, gammas, len(gammas), seed, solo, cross, groups)
+        final, gammas, solo, cross, groups = _fast.run(prepared, draws, progress)
+    return finish(prepared, final, gammas, len(gammas), seed, solo, cross, groups)
