@@ -30,15 +30,15 @@ import pandas as pd
 
 import anonsql
 from anonsql.engine import connect
-from anonsql.inference import metrics
-from anonsql.inference.deletion import Cell, Problem, SeededChance
-from anonsql.inference.generalization import METHODS_G, GProblem, id3_g_predicts
-from anonsql.inference.naive_bayes import NU
-from anonsql.inference.protect import METHODS, suppress_cells, suppress_cells_g
-from anonsql.inference.taxonomy import Taxonomy
-from anonsql.protect_job import protect_table
-from anonsql.taxonomy_job import load_taxonomy
-from anonsql.loading import write_frame
+from anonsql.protect import metrics
+from anonsql.protect.deletion import Cell, Microdata, SeededChance
+from anonsql.protect.generalization import METHODS_G, GeneralizedMicrodata, id3_g_predicts
+from anonsql.protect.naive_bayes import NU
+from anonsql.protect.suppress import DELETION, suppress_cells, suppress_cells_g
+from anonsql.protect.taxonomy import Taxonomy
+from anonsql.protect.job import protect_table
+from anonsql.protect.store import load_taxonomy
+from anonsql.data.loading import write_frame
 from anonsql.stats import encode
 
 THESIS = {
@@ -114,12 +114,12 @@ def single_cell_runs(X, domains, cells, methods, seed) -> dict:
         times, dd, ok = [], [], {"nb": 0, "id3": 0, "svm": 0}
         deleted = needed = 0
         for c in cells:
-            p = Problem(X.copy(), domains, preds)
+            p = Microdata(X.copy(), domains, preds)
             p.hide(c.row, c.target, [])
             if m == "nrd" or ("hid3" in m and p.id3_predicts(c)) or ("hid3" not in m and p.nb_predicts(c)):
                 needed += 1
             start = time.perf_counter()
-            res = METHODS[m](p, c, chance)
+            res = DELETION[m](p, c, chance)
             times.append(time.perf_counter() - start)
             dd.append(len(res.changes) + 1)
             if res.status == "deleted":
@@ -192,7 +192,7 @@ def strategy_runs(frame, X, domains, cells, seed) -> dict:
         for c in cells:
             if m in METHODS_G:
                 gc = Cell(c.row, c.target, int(to_node[c.target][c.value]))
-                p = GProblem(Xg.copy(), gdomains, preds, taxonomies=taxes)
+                p = GeneralizedMicrodata(Xg.copy(), gdomains, preds, taxonomies=taxes)
                 p.X[gc.row, gc.target] = BREAST_TAXONOMY.generalize(gc.value, 1)
                 start = time.perf_counter()
                 res = METHODS_G[m](p, gc, chance)
@@ -204,10 +204,10 @@ def strategy_runs(frame, X, domains, cells, seed) -> dict:
                     leaves = np.isin(p.X[:, gc.target], BREAST_TAXONOMY.leaves_under(0))
                     ok["svm"] += not svm_predicts(p.X, gdomains, gc, preds[gc.target], known=leaves)
             else:
-                p = Problem(X.copy(), domains, preds)
+                p = Microdata(X.copy(), domains, preds)
                 p.hide(c.row, c.target, [])
                 start = time.perf_counter()
-                res = METHODS[m](p, c, chance)
+                res = DELETION[m](p, c, chance)
                 times.append(time.perf_counter() - start)
                 loss.append(information_loss(X, p.X))
                 if res.status != "deleted":
@@ -243,7 +243,7 @@ def enhanced_g_runs(frame, X, domains, seed) -> dict:
         for plain, cells in groups.items():
             row = {"cells": len(cells)}
             for label, method in (("plain", plain), ("enhanced", "e-" + plain)):
-                p = GProblem(Xg.copy(), gdomains, preds, taxonomies=taxes)
+                p = GeneralizedMicrodata(Xg.copy(), gdomains, preds, taxonomies=taxes)
                 res = suppress_cells_g(p, cells, method, SeededChance(seed))
                 row[label + "_changed"] = int((p.X != Xg).sum()) - len(cells)
                 row[label + "_deleted"] = sum(r.status == "deleted" for r in res)
@@ -274,7 +274,7 @@ def sql_job_g(frame: pd.DataFrame, seed: int, n: int) -> dict:
     total = time.perf_counter() - start
     eng.close()
     return {"cells": n, "method": "decp-g", "target": target, "seconds_total": round(total, 3),
-            "seconds": {k: round(v, 3) for k, v in r.seconds.items()}, "verified": r.verified,
+            "seconds": {k: round(v, 3) for k, v in r.seconds.items()}, "ok": r.ok,
             "changed_cells": r.changed_cells, "deleted_tuples": r.deleted_tuples, "metrics": r.metrics}
 
 
@@ -312,7 +312,7 @@ def enhanced_runs(X, domains, seed) -> dict:
 def _compare(X, domains, preds, cells, plain, enhanced, seed) -> dict:
     out = {}
     for label, method in (("plain", plain), ("enhanced", enhanced)):
-        p = Problem(X.copy(), domains, preds)
+        p = Microdata(X.copy(), domains, preds)
         res = suppress_cells(p, cells, method, SeededChance(seed))
         out[label + "_changed"] = int((p.X != X).sum()) - len(cells)  # side effects only
         out[label + "_deleted"] = sum(r.status == "deleted" for r in res)
@@ -332,7 +332,7 @@ def sql_job(frame: pd.DataFrame, seed: int, n: int) -> dict:
     total = time.perf_counter() - start
     eng.close()
     return {"cells": n, "method": "dropp", "target": target, "seconds_total": round(total, 3),
-            "seconds": {k: round(v, 3) for k, v in r.seconds.items()}, "verified": r.verified,
+            "seconds": {k: round(v, 3) for k, v in r.seconds.items()}, "ok": r.ok,
             "changed_cells": r.changed_cells, "deleted_tuples": r.deleted_tuples,
             "metrics": r.metrics}
 

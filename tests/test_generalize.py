@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from anonsql.inference.deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell
-from anonsql.inference import generalization
-from anonsql.inference.generalization import GProblem, decp_g, dropp_g, e_decp_g, e_dropp_g, hid3_g, incp_g
-from anonsql.inference.id3 import Node
-from anonsql.inference.protect import suppress_cells_g
-from anonsql.inference.partial_counts import estimate
-from anonsql.inference.taxonomy import Taxonomy
+from anonsql.protect.deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell
+from anonsql.protect import generalization
+from anonsql.protect.generalization import GeneralizedMicrodata, decp_g, dropp_g, e_decp_g, e_dropp_g, hid3_g, incp_g
+from anonsql.protect.id3 import Node
+from anonsql.protect.suppress import suppress_cells_g
+from anonsql.protect.partial_counts import estimate
+from anonsql.protect.taxonomy import Taxonomy
 
 # The symptom taxonomy of Figure 4.3 / Tables 4.4-4.5: 1, 2 under Low; 3 and High = {4, 5}
 # under Mid-High. The thesis prints the root as "?" (Table 4.5, palpitation of tuple 3).
@@ -44,14 +44,14 @@ class Gastritis:
         return True
 
 
-def problem(rows=TABLE_4_1) -> tuple[GProblem, Cell]:
+def problem(rows=TABLE_4_1) -> tuple[GeneralizedMicrodata, Cell]:
     taxes = [SEVERITY] * 5 + [DIAGNOSES]
     X = np.array([[t.index(v) for t, v in zip(taxes, r)] for r in rows], dtype=np.int64)
-    p = GProblem(X, [len(t) for t in taxes], {5: [0, 1, 2, 3, 4]}, k=2, taxonomies=taxes, trace=[])
+    p = GeneralizedMicrodata(X, [len(t) for t in taxes], {5: [0, 1, 2, 3, 4]}, k=2, taxonomies=taxes, trace=[])
     return p, Cell(D18, 5, DIAGNOSES.index(DYS))
 
 
-def table(p: GProblem) -> list[tuple]:
+def table(p: GeneralizedMicrodata) -> list[tuple]:
     return [tuple("?" if c < 0 else t.labels[c] for t, c in zip(p.taxonomies, r)) for r in p.X]
 
 
@@ -230,11 +230,11 @@ def test_enhanced_on_one_cell_match_the_plain_tables(group, plain):
 GRID = Taxonomy.from_nested("grid", {"*": {"A": [0, 1], "B": [2, {"C": [3, 4]}]}})
 
 
-def random_problem(seed: int, rows: int = 40, cols: int = 5) -> GProblem:
+def random_problem(seed: int, rows: int = 40, cols: int = 5) -> GeneralizedMicrodata:
     rng = np.random.default_rng(seed)
     leaves = [GRID.index(v) for v in range(5)]
     X = rng.choice(leaves, size=(rows, cols)).astype(np.int64)
-    return GProblem(X, [len(GRID)] * cols, {c: [a for a in range(cols) if a != c] for c in range(cols)},
+    return GeneralizedMicrodata(X, [len(GRID)] * cols, {c: [a for a in range(cols) if a != c] for c in range(cols)},
                     taxonomies=[GRID] * cols)
 
 
@@ -243,7 +243,7 @@ def test_every_method_leaves_no_cell_predicted(method):
     """Several cells (two per tuple, repeated values, two attributes): at the end each one is
     generalized above its value, or its tuple deleted, or kept by the coin, and Def. 4.1's
     classifier no longer picks its value."""
-    from anonsql.inference.deletion import SeededChance
+    from anonsql.protect.deletion import SeededChance
 
     for seed in range(3):
         p = random_problem(seed)
@@ -256,16 +256,16 @@ def test_every_method_leaves_no_cell_predicted(method):
                 continue
             assert GRID.is_descendant(c.value, int(p.X[c.row, c.target]))
             if r.status != COIN_KEPT:
-                predicts = generalization.id3_g_predicts if method == "hid3-g" else GProblem.g_predicts
+                predicts = generalization.id3_g_predicts if method == "hid3-g" else GeneralizedMicrodata.g_predicts
                 assert not predicts(p, c), (method, seed, c)
 
 
 # ---- the protect job with the -g methods, on both engines ----------------------------------
 
 from anonsql import catalog  # noqa: E402
+from anonsql.api import protect as protect_table  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
-from anonsql.protect_job import protect_table  # noqa: E402
-from anonsql.taxonomy_job import load_taxonomy  # noqa: E402
+from anonsql.protect.store import load_taxonomy  # noqa: E402
 
 from .conftest import table_rows  # noqa: E402
 
@@ -303,7 +303,7 @@ def test_job_reproduces_the_thesis_tables(records, method, rows_changed):
     engine = records
     r = protect_table(engine, "records", "id", method=method, target="diagnosis", rows=["18"], seed=SEED,
                       out="records_pub", taxonomies=TAXONOMIES)
-    assert r.verified and r.cells[0].status == "suppressed" and r.cells[0].next_best_guess == GAS
+    assert r.cells[0].status == "suppressed" and r.cells[0].next_best_guess == GAS
     assert r.cells[0].prediction_before == {"nb": [DYS]} and r.cells[0].prediction_after == {"nb": [GAS]}
     p, cell = problem()
     {"decp-g": decp_g, "incp-g": incp_g, "dropp-g": dropp_g}[method](p, cell, Gastritis())
@@ -329,11 +329,11 @@ def test_job_conditional_entropy_of_table_4_5(records):
     ({"taxonomies": None}, "need --taxonomy"),
     ({"taxonomies": "nausea=severity"}, r"target column\(s\) diagnosis need a taxonomy"),
     ({"taxonomies": "diagnosis=nope"}, "no stored taxonomy named 'nope'"),
-    ({"taxonomies": "diagnosis=diagnoses,id=severity"}, "neither a target nor a predictor"),
+    ({"taxonomies": "diagnosis=diagnoses,id=severity"}, "neither a target nor an attribute"),
     ({"taxonomies": "diagnosis=diagnoses,chest_pain=diagnoses"}, r"column 'chest_pain' has 4 value\(s\) missing"),
     ({"taxonomies": "diagnosis=severity"}, "missing from taxonomy 'severity'"),
     ({"method": "decp", "taxonomies": TAXONOMIES}, "--taxonomy goes with the generalization methods"),
-    ({"taxonomies": "diagnosis=diagnoses,", "predictors": ["chest_pain"], "rows": ["18", "18"]}, "listed twice"),
+    ({"taxonomies": "diagnosis=diagnoses,", "attrs": ["chest_pain"], "rows": ["18", "18"]}, "listed twice"),
     ({"taxonomies": TAXONOMIES, "target": "nausea", "rows": ["2"]}, "not a leaf below the root"),
 ])
 def test_job_bad_input_changes_nothing(records, kwargs, message):
@@ -348,14 +348,14 @@ def test_job_bad_input_changes_nothing(records, kwargs, message):
 
 
 @pytest.mark.parametrize("method", ["decp-g", "incp-g", "dropp-g", "hid3-g", "e-decp-g", "e-dropp-g"])
-def test_job_in_place_several_cells_and_predictors_without_taxonomy(records, method):
+def test_job_in_place_several_cells_and_attrs_without_taxonomy(records, method):
     """Two confidential diagnoses at once, in place; chest pain and burning have no taxonomy
     (they count plainly and are never generalized)."""
     engine = records
     tax = "indigestion=severity,palpitation=severity,nausea=severity,diagnosis=diagnoses"
     r = protect_table(engine, "records", "id", method=method, target="diagnosis", rows=["18", "6"], seed=SEED,
                       in_place=True, taxonomies=tax)
-    assert r.verified and len(r.cells) == 2
+    assert len(r.cells) == 2
     changed = {c["column_name"] for c in r.changes}
     assert "chest_pain" not in changed and "burning" not in changed
     rows = {r[0]: r for r in table_rows(engine, "records")}
@@ -366,16 +366,17 @@ def test_job_in_place_several_cells_and_predictors_without_taxonomy(records, met
 def test_job_failed_check_rolls_back(records, monkeypatch):
     """A run that only generalizes the confidential cell (still predicted) fails the SQL check
     and leaves nothing behind."""
-    import anonsql.protect_job as job
-    from anonsql.inference.protect import CellResult
+    from anonsql.protect import job
+    from anonsql.protect.suppress import CellResult
 
     def lazy(p, cells, method, chance, **kw):
         for c in cells:
             p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, 1)
         return [CellResult(c, status="suppressed") for c in cells]
 
-    monkeypatch.setattr(job, "suppress_cells_g", lazy)
-    with pytest.raises(AnonsqlError, match=r"verification failed.*naive Bayes still predicts cell \(id = 18"):
+    monkeypatch.setattr(job, "protect_cells", lazy)
+    with pytest.raises(AnonsqlError, match=r"verification failed.*naive Bayes misses every confidential cell: "
+                       r"1 still predicted: cell \(id = 18, diagnosis\)"):
         protect_table(records, "records", "id", method="decp-g", target="diagnosis", rows=["18"],
                       out="records_pub", taxonomies=TAXONOMIES)
     for name in ("records_pub", "records_pub_changes"):
@@ -387,7 +388,7 @@ def test_job_e_dropp_g_two_cells_of_one_tuple(records):
     """e-DROPP-G groups the cells of one tuple: d_18's diagnosis and nausea."""
     r = protect_table(records, "records", "id", method="e-dropp-g", cells=[("18", "diagnosis"), ("18", "nausea")],
                       seed=SEED, out="records_pub", taxonomies=TAXONOMIES)
-    assert r.verified and {c.column for c in r.cells} == {"diagnosis", "nausea"}
+    assert {c.column for c in r.cells} == {"diagnosis", "nausea"}
     row = published(records)[17]
     assert row[3] in ("Mid-High", "Any", "None") and row[5] in ("Gastric Disease", "Digestive Disease", "None")
 
@@ -405,7 +406,8 @@ def test_cli_taxonomy_load_show_and_protect_g(db, engine, make_table, tmp_path, 
     code = main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis", "--rows", "18",
                  "--method", "decp-g", "--taxonomy", TAXONOMIES, "--out", "records_pub"])
     out = capsys.readouterr().out
-    assert code == 0 and "verified by SQL: every cell generalized" in out
+    assert code == 0 and "every confidential cell hidden or generalized holds" in out and "naive Bayes" in out
+    assert "Dyspepsia" not in out  # the confidential value stays out of the summary
     assert engine.fetch_all('SELECT diagnosis FROM "records_pub" WHERE id = 18') == [("Gastric Disease",)]
     code = main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis", "--rows", "18",
                  "--method", "decp-g", "--out", "other"])

@@ -7,10 +7,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from anonsql.inference import deletion, id3
-from anonsql.inference.deletion import Cell, Problem
-from anonsql.inference.naive_bayes import NU, class_scores, is_predicted, next_best_candidates
-from anonsql.inference.protect import suppress_cells
+from anonsql.protect import deletion, id3
+from anonsql.protect.deletion import Cell, Microdata
+from anonsql.protect.naive_bayes import NU, class_scores, is_predicted, next_best_candidates
+from anonsql.protect.suppress import suppress_cells
 
 from .fixtures_hintoglu import AP, BOB, DYS, GAS, SYMPTOMS, TABLE_1_2, coded, decoded
 
@@ -37,7 +37,7 @@ def bob_problem(data=None):
     codes = {v: i for i, v in enumerate(values[DX])}
     cell = Cell(BOB, DX, int(X[BOB, DX]))
     X[BOB, DX] = NU  # Table 1.2: Bob's diagnosis is already hidden
-    p = Problem(X, [len(v) for v in values], {DX: [I, CP, P]})
+    p = Microdata(X, [len(v) for v in values], {DX: [I, CP, P]})
     return p, cell, codes, values
 
 
@@ -168,7 +168,7 @@ def test_revert_restores_everything_on_deletion():
 
 def test_several_cells_all_protected_at_the_end():
     X, values = coded(COLS)
-    p = Problem(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
+    p = Microdata(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
     cells = [Cell(r, DX, int(X[r, DX])) for r in (1, 2, 8)]
     results = suppress_cells(p, cells, "dropp", deletion.SeededChance(0))
     for r in results:
@@ -182,7 +182,7 @@ def test_several_cells_all_protected_at_the_end():
 @pytest.mark.parametrize("method", ["decp", "incp", "dropp", "hid3", "hid3+decp", "hid3+incp", "hid3+dropp", "nrd"])
 def test_every_method_leaves_no_cell_predicted(method):
     X, values = coded(COLS)
-    p = Problem(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
+    p = Microdata(X.copy(), [len(v) for v in values], {DX: [I, CP, P]})
     cells = [Cell(r, DX, int(X[r, DX])) for r in range(9)]
     results = suppress_cells(p, cells, method, deletion.SeededChance(1))
     for r in results:
@@ -200,7 +200,7 @@ def test_every_method_leaves_no_cell_predicted(method):
 
 def test_coin_flip_only_for_binary_targets():
     X, values = coded(["indigestion", "chest_pain", "palpitation"])
-    p = Problem(X.copy(), [2, 2, 2], {P: [I, CP]})
+    p = Microdata(X.copy(), [2, 2, 2], {P: [I, CP]})
 
     class Keep(Fixed):
         def suppress(self):
@@ -217,21 +217,23 @@ def test_coin_flip_only_for_binary_targets():
 
 # --- the job on both engines ---------------------------------------------------------------
 
+from anonsql.api import protect as protect_table  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
-from anonsql.protect_job import protect_table  # noqa: E402
 
 from .conftest import table_rows  # noqa: E402
 
 
 def symptoms_only(engine, **kw):
-    return protect_table(engine, "records", "id", target="diagnosis", predictors=SYMPTOMS, **kw)
+    return protect_table(engine, "records", "id", target="diagnosis", attrs=SYMPTOMS, **kw)
 
 
 def test_job_dropp_reproduces_table_3_4(engine, make_table):
     make_table("records", TABLE_1_2)
     before = table_rows(engine, "records")
     r = symptoms_only(engine, rows=["2"], method="dropp", out="records_pub")
-    assert r.verified and r.out == "records_pub" and r.changes_table == "records_pub_changes"
+    assert r.out == "records_pub" and r.changes_table == "records_pub_changes"
+    assert [c.query for c in r.checks] == ["protect/check_confidential", "protect/check_changes",
+                                           "protect/changes_list", "protect/rows", "protect/nb_counts"]
     assert table_rows(engine, "records") == before  # the source is untouched
     (cell,) = r.cells
     assert (cell.key, cell.column, cell.status, cell.suppressed, cell.deleted) == (2, "diagnosis", "suppressed", True, False)
@@ -250,7 +252,7 @@ def test_job_dropp_reproduces_table_3_4(engine, make_table):
 def test_job_decp_in_place_several_cells(engine, make_table):
     make_table("records", TABLE_1_2)
     r = symptoms_only(engine, rows=["2", "4", "9"], method="decp", in_place=True, seed=3)
-    assert r.verified and r.in_place and r.out == "records" and r.changes_table == "records_changes"
+    assert r.in_place and r.out == "records" and r.changes_table == "records_changes"
     rows = {row[0]: row for row in table_rows(engine, "records")}
     assert all(rows[k][7] is None for k in (2, 4, 9))
     assert r.changed_cells == len(table_rows(engine, "records_changes")) >= 3
@@ -261,7 +263,7 @@ def test_job_hid3_and_hybrid_are_checked_by_id3(engine, make_table):
     make_table("records", TABLE_1_2)
     for method, out in (("hid3", "h"), ("hid3+dropp", "hd")):
         r = symptoms_only(engine, rows=["2", "6"], method=method, out=out)
-        assert r.verified
+        assert [c.query for c in r.checks][-1] == "protect/rows"  # the ID3 re-check
         assert all(set(c.prediction_after) == {"nb", "id3"} for c in r.cells)
         for c in r.cells:
             if c.status != "deleted":
@@ -281,11 +283,11 @@ def test_job_nrd_and_row_removal(engine, make_table):
     assert len(table_rows(engine, "b")) == 8 and len(table_rows(engine, "b_changes")) == 7
 
 
-def test_job_cells_over_two_columns_default_predictors(engine, make_table):
+def test_job_cells_over_two_columns_default_attrs(engine, make_table):
     make_table("records", TABLE_1_2)
     r = protect_table(engine, "records", "id", cells=[("2", "diagnosis"), ("7", "chest_pain")],
                       method="dropp", out="o", seed=5)
-    assert r.verified and r.predictors["diagnosis"] == ["zipcode", "gender", "age", "indigestion",
+    assert r.attrs["diagnosis"] == ["zipcode", "gender", "age", "indigestion",
                                                         "chest_pain", "palpitation"]
     rows = {row[0]: row for row in table_rows(engine, "o")}
     assert rows[2][7] is None and rows[7][5] is None
@@ -310,8 +312,9 @@ def test_job_seeded_runs_repeat(engine, make_table):
     (dict(key="id", cells=[("2", "nope")]), "unknown column 'nope'"),
     (dict(key="id", target="diagnosis", rows=["2", "2"]), "listed twice"),
     (dict(key="id", target="diagnosis"), "--target and --rows, or with --cells"),
-    (dict(key="id", target="diagnosis", rows=["2"], predictors=["diagnosis"]), "also listed as predictors"),
-    (dict(key="id", target="diagnosis", rows=["2"], top_k=1), "--top-k"),
+    (dict(key="id", target="diagnosis", rows=["2"], attrs=["diagnosis"]), "also listed as attributes"),
+    (dict(key="id", target="diagnosis", rows=["2"], top_k=1), "top_k must be an integer >= 2"),
+    (dict(key="id", target="diagnosis", rows=["2"], seed=-1), "seed must be an integer >= 0"),
 ])
 def test_bad_input_changes_nothing(engine, make_table, kwargs, message):
     make_table("records", TABLE_1_2)
@@ -338,12 +341,12 @@ def test_existing_output_needs_replace(engine, make_table):
     with pytest.raises(AnonsqlError, match="already exists"):
         symptoms_only(engine, rows=["2"], method="dropp")
     r = symptoms_only(engine, rows=["2"], method="dropp", replace=True)
-    assert r.verified and r.out == "records_protected"
+    assert r.out == "records_protected"
 
 
 # --- enhanced variants (Section 3.3) --------------------------------------------------------
 
-from anonsql.inference import enhanced  # noqa: E402
+from anonsql.protect import enhanced  # noqa: E402
 
 
 def test_e_decp_on_one_cell_matches_decp_table_3_2():
@@ -380,7 +383,7 @@ def test_enhanced_protect_every_cell(method, plain):
         cells = [Cell(3, j, int(X[3, j])) for j in (0, 1, t)]
     changed = {}
     for name in (method, plain):
-        p = Problem(X.copy(), [3] * X.shape[1], preds)
+        p = Microdata(X.copy(), [3] * X.shape[1], preds)
         results = suppress_cells(p, cells, name, deletion.SeededChance(2))
         for r in results:
             assert p.X[r.cell.row, r.cell.target] == NU
@@ -405,7 +408,7 @@ def test_metrics_of_table_3_4(engine, make_table):
 
 
 def test_metrics_math():
-    from anonsql.inference import metrics
+    from anonsql.protect import metrics
     assert metrics.kl_distance({"a": 2, "b": 2}, {"a": 2, "b": 1}, 4) == pytest.approx(0.5)
     assert metrics.kl_distance({"a": 1}, {}, 4) == float("inf")
     assert metrics.conditional_entropy({"a": 1, "b": 1}, 2, 4) == pytest.approx(0.5)  # -2·(1/4)·log2(1/2)
@@ -416,16 +419,16 @@ def test_metrics_math():
 @pytest.mark.parametrize("in_place", [False, True])
 def test_failed_check_rolls_everything_back(engine, make_table, monkeypatch, in_place):
     """An algorithm that claims success without hiding anything is caught by the SQL check."""
-    from anonsql import protect_job
-    from anonsql.inference.protect import CellResult
+    from anonsql.protect import job
+    from anonsql.protect.suppress import CellResult
 
-    def lazy(problem, cells, method, chance, **kw):
+    def lazy(data, cells, method, chance, **kw):
         return [CellResult(c, status="suppressed") for c in cells]
 
-    monkeypatch.setattr(protect_job, "suppress_cells", lazy)
+    monkeypatch.setattr(job, "protect_cells", lazy)
     make_table("records", TABLE_1_2)
     before = table_rows(engine, "records")
-    with pytest.raises(AnonsqlError, match="verification failed.*not hidden"):
+    with pytest.raises(AnonsqlError, match=r"verification failed.*confidential cell hidden or generalized: 1 left as it was: cell \(id = 2, "):
         symptoms_only(engine, rows=["2"], method="dropp", in_place=in_place)
     assert table_rows(engine, "records") == before
     for name in ("records_protected", "records_changes", "records_protected_changes"):
@@ -437,17 +440,16 @@ def test_job_enhanced_methods_and_text_keys(engine, make_table):
     data = dict(TABLE_1_2, id=[f"p{i}" for i in range(1, 10)])
     make_table("records", data)
     r = protect_table(engine, "records", "id", target="diagnosis", rows=["p2", "p6", "p8"], method="e-decp",
-                      predictors=SYMPTOMS, out="e1")  # three Angina Pectoris cells: e-DECP's precondition
-    assert r.verified and {c.key for c in r.cells} == {"p2", "p6", "p8"}
+                      attrs=SYMPTOMS, out="e1")  # three Angina Pectoris cells: e-DECP's precondition
+    assert {c.key for c in r.cells} == {"p2", "p6", "p8"}
     r = protect_table(engine, "records", "id", cells=[("p2", "diagnosis"), ("p2", "chest_pain")],
                       method="e-dropp", out="e2")  # one tuple: e-DROPP's precondition
-    assert r.verified
     bob = {row[0]: row for row in table_rows(engine, "e2")}["p2"]
     assert bob[5] is None and bob[7] is None
 
 
 def test_cells_csv(tmp_path):
-    from anonsql.protect_job import read_cells_csv
+    from anonsql.protect import read_cells_csv
     path = tmp_path / "cells.csv"
     path.write_text("key,column\n2,diagnosis\n\n7, chest_pain\n")
     assert read_cells_csv(str(path)) == [("2", "diagnosis"), ("7", "chest_pain")]
@@ -459,19 +461,104 @@ def test_cells_csv(tmp_path):
 
 
 def test_cli_protect(db, engine, make_table, tmp_path, capsys):
-    """Runs once `anonsql protect` is wired into anonsql/cli.py (see the integration notes)."""
     import json
 
-    from anonsql import cli
-    if "protect" not in cli._COMMANDS:
-        pytest.skip("anonsql protect is not wired into anonsql/cli.py yet")
+    from anonsql.cli import main
     make_table("records", TABLE_1_2)
-    engine.close()
     report = tmp_path / "r.json"
-    assert cli.main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
-                     "--rows", "2", "--method", "dropp", "--predictors", "indigestion,chest_pain,palpitation",
-                     "--out", "pub", "--report", str(report)]) == 0
+    assert main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
+                 "--rows", "2", "--method", "dropp", "--attrs", "indigestion,chest_pain,palpitation",
+                 "--out", "pub", "--report", str(report)]) == 0
+    out = capsys.readouterr().out
     assert json.loads(report.read_text())["cells"][0]["status"] == "suppressed"
-    assert cli.main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
-                     "--rows", "2", "--method", "magic"]) == 2
-    assert "unknown method" in capsys.readouterr().err
+    assert "id = 2, diagnosis: suppressed" in out and AP not in out  # no confidential value in the summary
+    assert main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
+                 "--rows", "2", "--method", "magic"]) == 2
+    assert "'magic' is not one of" in capsys.readouterr().err
+    cells = tmp_path / "cells.csv"
+    cells.write_bytes(b"\xff\xfe\x00bad")
+    assert main(["protect", "--db", db, "--table", "records", "--key", "id", "--cells", str(cells)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot read cells file" in err[0]
+
+
+def _fail_verification(monkeypatch):
+    """Make protect's independent checks record one failing check."""
+    from anonsql.protect import verify
+
+    def failing(engine, report, *args, **kwargs):
+        report.check("injected failure", False, "protect/check_confidential", "for the test")
+
+    monkeypatch.setattr(verify, "run", failing)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_failed_verification_raises_and_leaves_nothing(engine, make_table, monkeypatch, in_place):
+    from anonsql.errors import VerificationError
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    _fail_verification(monkeypatch)
+    with pytest.raises(VerificationError, match="injected failure: for the test") as err:
+        symptoms_only(engine, rows=["2"], method="dropp", in_place=in_place, out=None if in_place else "pub")
+    assert [c.name for c in err.value.checks if not c.passed] == ["injected failure"]
+    assert table_rows(engine, "records") == before
+    for name in ("pub", "pub_changes", "records_changes"):
+        with pytest.raises(AnonsqlError, match="table not found"):
+            table_rows_or_error(engine, name)
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_cli_failed_verification_is_one_line_exit_2(db, engine, make_table, monkeypatch, capsys, in_place):
+    from anonsql.cli import main
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    _fail_verification(monkeypatch)
+    where = ["--in-place"] if in_place else ["--out", "pub"]
+    assert main(["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis",
+                 "--rows", "2", "--quiet", *where]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("anonsql protect: error: verification failed")
+    assert table_rows(engine, "records") == before
+    for name in ("pub", "pub_changes", "records_changes"):
+        with pytest.raises(AnonsqlError, match="table not found"):
+            table_rows_or_error(engine, name)
+
+
+@pytest.mark.parametrize("method, delete_rows", [("dropp", False), ("nrd", True)])
+def test_emitted_script_runs_on_duckdb_and_ends_with_checks(tmp_path, method, delete_rows):
+    """--emit-sql --dry-run: a script that, run by DuckDB itself, writes what the job writes and
+    ends with verification queries that return no row."""
+    import duckdb
+
+    from anonsql.engine import connect
+    from anonsql.data.loading import write_frame
+    import pandas as pd
+
+    path = str(tmp_path / "s.duckdb")
+    eng = connect(path, create=True)
+    write_frame(eng, pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in TABLE_1_2.items()}).convert_dtypes(),
+                "records")
+    script = tmp_path / "run.sql"
+    r = protect_table(eng, "records", "id", target="diagnosis", rows=["2", "6"], method=method, attrs=SYMPTOMS,
+                      out="pub", delete_rows=delete_rows, emit_sql=str(script), execute=False)
+    assert not r.ok and not r.checks and "dry run" in r.notes[0]
+    from anonsql.catalog import find_table
+    assert find_table(eng, "pub") is None  # nothing written
+    protect_table(eng, "records", "id", target="diagnosis", rows=["2", "6"], method=method, attrs=SYMPTOMS,
+                  out="job", delete_rows=delete_rows)
+    job = table_rows(eng, "job")
+    eng.close()
+    text = script.read_text()
+    assert text.startswith("-- anonsql protect: records -> pub") and "PRIVATE" in text
+    assert 'INSERT INTO "anonsql_protect_decisions" ("row_key", "column_name", "new_value") VALUES\n' in text
+    body, checks = text.split("-- Verification:")
+    code = "\n".join(x for x in checks.splitlines()[1:] if not x.strip().startswith(("--", "/*")))
+    queries = [q.strip() for q in code.split(";") if q.strip()]
+    assert len(queries) >= 2 and all(q.startswith("SELECT") for q in queries)
+    con = duckdb.connect(path)
+    con.execute(body)
+    for q in queries:
+        assert con.execute(q).fetchall() == []
+    assert sorted(con.execute('SELECT * FROM pub').fetchall(), key=lambda r: r[0]) == \
+        sorted(job, key=lambda r: r[0])
+    con.close()

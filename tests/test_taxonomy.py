@@ -7,8 +7,10 @@ import json
 import pytest
 
 from anonsql.errors import AnonsqlError
-from anonsql.inference.taxonomy import Taxonomy
-from anonsql.taxonomy_job import load_taxonomy, parse_assignment, read_taxonomies, read_taxonomy
+from anonsql.protect.taxonomy import Taxonomy
+from anonsql.protect.request import parse_assignment
+from anonsql.protect.stats import read_taxonomies, read_taxonomy
+from anonsql.protect.store import load_taxonomy
 
 from .conftest import table_rows
 

@@ -1,3 +1,4 @@
--- Cells turned NULL per (column, original value), from the changes table: the joint
--- (v, ν) counts of the conditional entropy of Def. 2.11.
-SELECT column_name, old_value, COUNT(*) AS n FROM $changes GROUP BY column_name, old_value
+-- Cells changed per (column, original value v, new value L), from the changes table: the joint
+-- counts of the conditional entropy of Def. 2.11 (L NULL: turned ν).
+SELECT column_name, old_value, new_value, COUNT(*) AS n FROM $changes
+GROUP BY column_name, old_value, new_value

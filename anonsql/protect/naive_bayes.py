@@ -9,15 +9,15 @@ count, the class total stays the denominator (Theorem 3.1 and Example 2, Step 6)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
 NU = -1  # ν: the unknown value, NULL in SQL
 
 
-def class_scores(X: np.ndarray, row: int, target: int, predictors: Sequence[int], n_classes: int) -> list[Fraction]:
+def class_scores(X: np.ndarray, row: int, target: int, attrs: Sequence[int], n_classes: int) -> list[Fraction]:
     """p(v|d_row) up to the common factor 1/p(d_row), for every class code v (eq. 2.4)."""
     train = X[:, target] >= 0
     train[row] = False
@@ -25,7 +25,7 @@ def class_scores(X: np.ndarray, row: int, target: int, predictors: Sequence[int]
     totals = np.bincount(labels, minlength=n_classes)
     n = int(totals.sum())
     scores = [Fraction(int(t), n) if n else Fraction(0) for t in totals]
-    for a in predictors:
+    for a in attrs:
         value = X[row, a]
         if value == NU:
             continue

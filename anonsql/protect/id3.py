@@ -10,8 +10,8 @@ positive gain. Majority ties go to the lowest class code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -25,11 +25,18 @@ class Node:
     label: int  # majority class of the node's training rows
     population: int  # training rows reaching the node (ν rows included)
     attr: int | None = None  # split column; None for a leaf
-    children: dict[int, "Node"] = field(default_factory=dict)  # value code -> child
+    children: dict[int, Node] = field(default_factory=dict)  # value code -> child
 
     @property
     def is_leaf(self) -> bool:
         return self.attr is None
+
+    @property
+    def split(self) -> int:
+        """The split column of an inner node."""
+        if self.attr is None:
+            raise ValueError("a leaf has no split column")
+        return self.attr
 
     def most_common_child(self, prefer: int | None = None) -> int:
         """The child value with the highest population; `prefer` wins a tie it is part of
@@ -38,14 +45,14 @@ class Node:
         tied = [v for v, c in sorted(self.children.items()) if c.population == best]
         return prefer if prefer in tied else tied[0]
 
-    def route(self, value: int) -> "Node":
+    def route(self, value: int) -> Node:
         return self.children[self.most_common_child() if value == NU else value]
 
     def predict(self, row: np.ndarray) -> int:
         """v_π of the tree rooted here for tuple `row` (one value code per column)."""
         node = self
         while not node.is_leaf:
-            node = node.route(int(row[node.attr]))
+            node = node.route(int(row[node.split]))
         return node.label
 
     def describe(self) -> dict:
@@ -104,8 +111,8 @@ def build(X: np.ndarray, rows: np.ndarray, target: int, attrs: Sequence[int], do
     return node
 
 
-def train(X: np.ndarray, row: int, target: int, predictors: Sequence[int], domains: Sequence[int]) -> Node:
+def train(X: np.ndarray, row: int, target: int, attrs: Sequence[int], domains: Sequence[int]) -> Node:
     """ς_id3 for cell (row, target): trained on D - d_row, rows with a known target."""
     mask = X[:, target] != NU
     mask[row] = False
-    return build(X, np.flatnonzero(mask), target, list(predictors), domains)
+    return build(X, np.flatnonzero(mask), target, list(attrs), domains)

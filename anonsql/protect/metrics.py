@@ -9,7 +9,11 @@ suppression erased completely); 0/0 counts as no change (ratio 1).
 from __future__ import annotations
 
 import math
-from typing import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+#: First-order counts per attribute (None = ν) and joint counts of non-ν pairs (i, j), i < j.
+Distributions = tuple[list[dict[Any, int]], dict[tuple[int, int], dict[tuple[Any, Any], int]]]
 
 
 def kl_distance(before: Mapping[Hashable, int], after: Mapping[Hashable, int], m: int) -> float:
@@ -41,3 +45,32 @@ def conditional_entropy(hidden_by_value: Mapping[Hashable, int], nulls_after: in
     """H(X_α^D | X_α^D'), eq. 2.12, for a suppression: a kept value v' = v has p(v|v') = 1,
     so only v' = ν contributes; `hidden_by_value` counts the cells of value v turned ν."""
     return -sum(n / m * math.log2(n / nulls_after) for n in hidden_by_value.values() if n)
+
+
+def information_loss(before: Distributions, after: Distributions,
+                     changed: Mapping[tuple[str, Any], Mapping[Any, int]], cols: Sequence[str], m: int,
+                     direct: int, removed: int) -> dict[str, float | None]:
+    """Section 2.4 between a table and its protected version: DD (eq. 2.7), SKLD (2.9), ACMI
+    (2.11), SCE (2.13). `changed` maps (column, new value L, None for ν) to the counts of the
+    original values changed into L. A removed row's cells count as ν, as in the NRD deletion
+    they stand for; a label L contributes -Σ_v p(v, L) log p(v|L), its unchanged cells included.
+    """
+    (b1, b2), (a1, _) = before, after
+    known = [{v: n for v, n in d.items() if v is not None} for d in b1]
+    known_after = [{v: n for v, n in d.items() if v is not None} for d in a1]
+    skld = sum(kl_distance(b, a, m) for b, a in zip(known, known_after))
+    acmi = None
+    if len(cols) > 1:
+        mi_b = [mutual_information(b2[q], known[q[0]], known[q[1]], m) for q in b2]
+        mi_a = [mutual_information(after[1][q], known_after[q[0]], known_after[q[1]], m) for q in b2]
+        acmi = average_change_in_mi(mi_b, mi_a, len(cols))
+    sce = 0.0
+    for (name, new), joint in changed.items():
+        j = list(cols).index(name)
+        if new is None:
+            sce += conditional_entropy(joint, a1[j].get(None, 0) + removed, m)
+            continue
+        kept = a1[j].get(new, 0) - sum(joint.values())
+        sce += conditional_entropy({**joint, ("kept", new): kept}, a1[j].get(new, 0), m)
+    return {"direct_distance": direct, "sum_kl_distance": skld, "avg_change_mutual_information": acmi,
+            "sum_conditional_entropy": sce}

@@ -10,9 +10,10 @@ decides whether a deleted tuple is also removed. The |V| = 2 coin flip belongs t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class SeededChance:
         self.rng = np.random.default_rng(seed)
 
     def next_best(self, candidates: Sequence[int]) -> int:
-        return int(candidates[self.rng.integers(len(candidates))])
+        return int(candidates[int(self.rng.integers(len(candidates)))])
 
     def suppress(self) -> bool:
         return bool(self.rng.integers(2))
@@ -60,22 +61,23 @@ class Outcome:
 
 
 @dataclass
-class Problem:
-    """The microdata and what the classifiers look at: predictors of each target column."""
+class Microdata:
+    """The coded microdata X and what the classifiers look at: the attributes (`attrs`) each
+    target column is predicted from; `k` draws the next best guess among the top k (Def. 3.1)."""
 
     X: np.ndarray
     domains: list[int]
-    predictors: dict[int, list[int]]
+    attrs: dict[int, list[int]]
     k: int = 2
 
     def scores(self, cell: Cell) -> list[Fraction]:
-        return class_scores(self.X, cell.row, cell.target, self.predictors[cell.target], self.domains[cell.target])
+        return class_scores(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains[cell.target])
 
     def nb_predicts(self, cell: Cell) -> bool:
         return is_predicted(self.scores(cell), cell.value)
 
     def tree(self, cell: Cell) -> id3.Node:
-        return id3.train(self.X, cell.row, cell.target, self.predictors[cell.target], self.domains)
+        return id3.train(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains)
 
     def id3_predicts(self, cell: Cell) -> bool:
         return self.tree(cell).predict(self.X[cell.row]) == cell.value
@@ -103,22 +105,34 @@ class Problem:
         self._old: dict[tuple[int, int], int] = {}
 
 
-def scores_and_guess(p: Problem, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:
+def scores_and_guess(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:
     """p(v|d_i) for every v and a random next best guess (None when Def. 3.2 admits none)."""
     scores = p.scores(cell)
     candidates = next_best_candidates(scores, cell.value, p.k)
     return scores, chance.next_best(candidates) if candidates else None
 
 
-def decp_counts(p: Problem, cell: Cell) -> dict[int, int]:
+def _start(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], int] | Outcome:
+    """The common opening of DECP, INCP and DROPP: not predicted -> nothing to do; predicted but
+    no next best guess (Def. 3.2: every other value has p = 0) -> delete the tuple; else the
+    scores and v_rnbg."""
+    scores, rnbg = scores_and_guess(p, cell, chance)
+    if not is_predicted(scores, cell.value):
+        return Outcome(NOT_NEEDED)
+    if rnbg is None:
+        return p.delete(cell, [])
+    return scores, rnbg
+
+
+def decp_counts(p: Microdata, cell: Cell) -> dict[int, int]:
     """count_α of FindMaximumImpactAttributeForDECP: tuples of D - d_i sharing both the
     confidential class and d_i's value of α, for each predictor α known in d_i."""
     X, t = p.X, cell.target
     same = (X[:, t] == cell.value) & (np.arange(len(X)) != cell.row)
-    return {a: int((same & (X[:, a] == X[cell.row, a])).sum()) for a in p.predictors[t] if X[cell.row, a] != NU}
+    return {a: int((same & (X[:, a] == X[cell.row, a])).sum()) for a in p.attrs[t] if X[cell.row, a] != NU}
 
 
-def _decp_loop(p: Problem, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
     """DECP's iterations (Figure 3.2): hide maximum impact data values (Def. 3.4-3.5, strict
     '<' so the first attribute wins a tie) while p(conf|d) > p(rnbg|d), leaving one each."""
     X, t, conf = p.X, cell.target, cell.value
@@ -142,31 +156,29 @@ def _decp_loop(p: Problem, cell: Cell, rnbg: int, changes: list[tuple[int, int]]
             count -= 1
 
 
-def decp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+def decp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """DECP (Section 3.1.1): lower p(conf|d_i) by hiding the confidential value's strongest
     supporters in other tuples of the same class."""
-    scores, rnbg = scores_and_guess(p, cell, chance)
-    if not is_predicted(scores, cell.value):
-        return Outcome(NOT_NEEDED)
+    start = _start(p, cell, chance)
+    if isinstance(start, Outcome):
+        return start
+    scores, rnbg = start
     changes: list[tuple[int, int]] = []
-    if rnbg is None:  # Def. 3.2 admits no next best guess (all others have p = 0)
-        return p.delete(cell, changes)
     _decp_loop(p, cell, rnbg, changes)
     if p.nb_predicts(cell):
         return p.delete(cell, changes)
     return Outcome(SUPPRESSED, changes, rnbg)
 
 
-def incp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+def incp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """INCP (Section 3.1.2): raise p(v|d_i) for the next best guess set by hiding the class of
     tuples of class v that share no predictor value with d_i; then DECP with the same v_rnbg."""
-    scores, rnbg = scores_and_guess(p, cell, chance)
-    if not is_predicted(scores, cell.value):
-        return Outcome(NOT_NEEDED)
+    start = _start(p, cell, chance)
+    if isinstance(start, Outcome):
+        return start
+    scores, rnbg = start
     changes: list[tuple[int, int]] = []
-    if rnbg is None:
-        return p.delete(cell, changes)
-    X, t, conf, preds = p.X, cell.target, cell.value, p.predictors[cell.target]
+    X, t, conf, preds = p.X, cell.target, cell.value, p.attrs[cell.target]
     nbg = [v for v in sorted(range(len(scores)), key=lambda v: (-scores[v], v))
            if v != conf and scores[v] >= scores[rnbg]]  # S_nbg (Def. 3.3)
     mine = X[cell.row, preds]
@@ -184,7 +196,7 @@ def incp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
     return Outcome(SUPPRESSED, changes, rnbg)
 
 
-def dropp_counts(p: Problem, cell: Cell, rnbg: int) -> dict[int, tuple[int, int, int, int]]:
+def dropp_counts(p: Microdata, cell: Cell, rnbg: int) -> dict[int, tuple[int, int, int, int]]:
     """FindMaximumImpactAttributeForDROPP's counts for each predictor α known in d_i:
     (count_α^conf, count_α^rnbg, count_conf, count_rnbg) over D - d_i."""
     X, t = p.X, cell.target
@@ -192,20 +204,20 @@ def dropp_counts(p: Problem, cell: Cell, rnbg: int) -> dict[int, tuple[int, int,
     is_conf, is_rnbg = train & (X[:, t] == cell.value), train & (X[:, t] == rnbg)
     n_conf, n_rnbg = int(is_conf.sum()), int(is_rnbg.sum())
     return {a: (int((is_conf & (X[:, a] == X[cell.row, a])).sum()), int((is_rnbg & (X[:, a] == X[cell.row, a])).sum()),
-                n_conf, n_rnbg) for a in p.predictors[t] if X[cell.row, a] != NU}
+                n_conf, n_rnbg) for a in p.attrs[t] if X[cell.row, a] != NU}
 
 
-def dropp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+def dropp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """DROPP (Section 3.1.3): hide values of d_i itself, largest count ratio (Def. 3.6) first."""
-    scores, rnbg = scores_and_guess(p, cell, chance)
-    if not is_predicted(scores, cell.value):
-        return Outcome(NOT_NEEDED)
+    start = _start(p, cell, chance)
+    if isinstance(start, Outcome):
+        return start
+    scores, rnbg = start
     changes: list[tuple[int, int]] = []
-    if rnbg is None:
-        return p.delete(cell, changes)
     conf = cell.value
     while scores[conf] > scores[rnbg]:
-        best, ratio = None, Fraction(0)
+        best: int | None = None
+        ratio: Fraction | None = Fraction(0)
         for a, (c_conf, c_rnbg, n_conf, n_rnbg) in dropp_counts(p, cell, rnbg).items():
             if not Fraction(c_conf, n_conf) > Fraction(c_rnbg, n_rnbg):
                 continue
@@ -221,7 +233,7 @@ def dropp(p: Problem, cell: Cell, chance: Chance) -> Outcome:
     return Outcome(SUPPRESSED, changes, rnbg)
 
 
-def hid3(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+def hid3(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """HID3 (Section 3.2.1, Figure 3.5): walk the ID3 tree and hide the tuple's split values
     that lead to a leaf predicting the confidential value."""
     tree = p.tree(cell)
@@ -235,7 +247,7 @@ def hid3(p: Problem, cell: Cell, chance: Chance) -> Outcome:
             return node.label != conf
         if node.predict(row) != conf:
             return True
-        a = node.attr
+        a = node.split
         if row[a] == NU:
             return hide(node.route(NU))
         mc = node.most_common_child(prefer=int(row[a]))
@@ -257,6 +269,6 @@ def hid3(p: Problem, cell: Cell, chance: Chance) -> Outcome:
     return Outcome(SUPPRESSED, changes)
 
 
-def nrd(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+def nrd(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """Naive Row Deletion, the thesis's baseline (Section 5.2): hide the whole tuple."""
     return p.delete(cell, [])

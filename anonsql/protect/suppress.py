@@ -1,5 +1,6 @@
-"""Protecting several confidential cells in one run, with any method, until none is predicted
-(`suppress_cells` for deletion, `suppress_cells_g` for the generalization methods).
+"""The algorithm driver: protect several confidential cells with any method until none is
+predicted (`protect_cells` picks `suppress_cells` for deletion, `suppress_cells_g` for the
+generalization methods).
 
 All confidential cells are hidden first, then each is suppressed in turn. A later step can
 re-expose an earlier cell (its classifier changes when other cells are hidden), so the
@@ -10,16 +11,29 @@ right after the need for suppression is verified (Section 3.4).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
-from .deletion import (COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem,
-                       decp, dropp, hid3, incp, nrd)
+from .deletion import (
+    COIN_KEPT,
+    DELETED,
+    NOT_NEEDED,
+    SUPPRESSED,
+    Cell,
+    Chance,
+    Microdata,
+    Outcome,
+    decp,
+    dropp,
+    hid3,
+    incp,
+    nrd,
+)
 from .enhanced import e_decp, e_dropp
-from .generalization import ENHANCED_G, METHODS_G, GProblem, classify, id3_g_predicts, train_g
+from .generalization import ENHANCED_G, METHODS_G, GeneralizedMicrodata, classify, id3_g_predicts, train_g
 from .naive_bayes import most_probable
 
-Method = Callable[[Problem, Cell, Chance], Outcome]
+Method = Callable[[Microdata, Cell, Chance], Outcome]
 
 #: Round-robin limit of a hybrid run (Section 5.3 says "until both classifiers miss"; the
 #: thesis gives no bound, a cell still predicted after this many rounds is deleted).
@@ -29,7 +43,7 @@ HYBRID_ROUNDS = 10
 def hybrid(nb_method: Method) -> Method:
     """HID3 then the NB method, round robin, until neither ID3 nor NB predicts the cell."""
 
-    def run(p: Problem, cell: Cell, chance: Chance) -> Outcome:
+    def run(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
         changes: list[tuple[int, int]] = []
         status, rnbg = NOT_NEEDED, None
         for _ in range(HYBRID_ROUNDS):
@@ -50,7 +64,8 @@ def hybrid(nb_method: Method) -> Method:
     return run
 
 
-METHODS: dict[str, Method] = {
+#: The single-cell deletion methods of Chapter 3 and the NRD baseline.
+DELETION: dict[str, Method] = {
     "decp": decp, "incp": incp, "dropp": dropp, "hid3": hid3, "nrd": nrd,
     "hid3+decp": hybrid(decp), "hid3+incp": hybrid(incp), "hid3+dropp": hybrid(dropp),
 }
@@ -70,17 +85,18 @@ ENHANCED = {
     "e-dropp": (e_dropp, "dropp", lambda c: c.row),
 }
 #: The generalization methods (Chapter 4), driven by `suppress_cells_g`.
-GENERALIZING = [*METHODS_G, *ENHANCED_G]
-NAMES = [*METHODS, *ENHANCED, *GENERALIZING]
+GENERALIZING: tuple[str, ...] = (*METHODS_G, *ENHANCED_G)
+#: Every method name a protect run accepts (the CLI offers the same tuple).
+METHODS: tuple[str, ...] = (*DELETION, *ENHANCED, *GENERALIZING)
 
 
-def predictions(p: Problem, cell: Cell) -> dict[str, list[int]]:
+def predictions(p: Microdata, cell: Cell) -> dict[str, list[int]]:
     """What NB and ID3 trained on D - d_i predict for the cell now: the most probable value
     codes (several on a NB tie)."""
     return {"nb": most_probable(p.scores(cell)), "id3": [p.tree(cell).predict(p.X[cell.row])]}
 
 
-def exposed(p: Problem, cell: Cell, classifiers: Sequence[str]) -> bool:
+def exposed(p: Microdata, cell: Cell, classifiers: Sequence[str]) -> bool:
     """True when one of `classifiers` predicts the cell's value (NB: strictly, eq. 3.8)."""
     return any(p.nb_predicts(cell) if c == "nb" else p.id3_predicts(cell) for c in classifiers)
 
@@ -96,12 +112,12 @@ class CellResult:
     runs: int = 0
 
 
-def suppress_cells(p: Problem, cells: Sequence[Cell], method: str, chance: Chance, *,
+def suppress_cells(p: Microdata, cells: Sequence[Cell], method: str, chance: Chance, *,
                    max_runs: int = 3) -> list[CellResult]:
-    """Hide every cell in `cells` and protect it with `method` (a METHODS or ENHANCED name);
+    """Hide every cell in `cells` and protect it with `method` (a DELETION or ENHANCED name);
     X is modified in place."""
     enhanced = ENHANCED.get(method)
-    run, classifiers = METHODS[enhanced[1] if enhanced else method], CLASSIFIERS[method]
+    run, classifiers = DELETION[enhanced[1] if enhanced else method], CLASSIFIERS[method]
     hidden: list[tuple[int, int]] = []
     for c in cells:
         p.hide(c.row, c.target, hidden)
@@ -150,7 +166,7 @@ def _merge(r: CellResult, out: Outcome) -> None:
         r.status = out.status
 
 
-def predictions_g(p: GProblem, cell: Cell, classifiers: Sequence[str]) -> dict[str, list[int]]:
+def predictions_g(p: GeneralizedMicrodata, cell: Cell, classifiers: Sequence[str]) -> dict[str, list[int]]:
     """What the -G methods' classifiers pick for a generalized cell now: NB's most probable
     candidate(s) (Def. 4.1), ID3's class; nothing once its tuple is deleted."""
     if p.X[cell.row, cell.target] < 0:
@@ -164,12 +180,12 @@ def predictions_g(p: GProblem, cell: Cell, classifiers: Sequence[str]) -> dict[s
     return out
 
 
-def exposed_g(p: GProblem, cell: Cell, classifiers: Sequence[str]) -> bool:
+def exposed_g(p: GeneralizedMicrodata, cell: Cell, classifiers: Sequence[str]) -> bool:
     """True when one of `classifiers` still picks the cell's true value (NB: strictly, eq. 4.9)."""
     return any(p.g_predicts(cell) if c == "nb" else id3_g_predicts(p, cell) for c in classifiers)
 
 
-def suppress_cells_g(p: GProblem, cells: Sequence[Cell], method: str, chance: Chance, *,
+def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str, chance: Chance, *,
                      max_runs: int = 3) -> list[CellResult]:
     """`suppress_cells` for the -G methods (Chapter 4): every confidential value starts one
     level up its taxonomy (the analogue of hiding them all first), each cell (or, for
@@ -179,7 +195,7 @@ def suppress_cells_g(p: GProblem, cells: Sequence[Cell], method: str, chance: Ch
     enhanced = ENHANCED_G.get(method)
     run, classifiers = METHODS_G[enhanced[1] if enhanced else method], CLASSIFIERS[method]
     for c in cells:
-        p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, 1)
+        p.X[c.row, c.target] = p.tax(c.target).generalize(c.value, 1)
     results = [CellResult(c) for c in cells]
     for r in results:
         r.before = predictions_g(p, r.cell, classifiers)
@@ -189,3 +205,16 @@ def suppress_cells_g(p: GProblem, cells: Sequence[Cell], method: str, chance: Ch
             r.status = DELETED
         r.after = predictions_g(p, r.cell, classifiers)
     return results
+
+
+def protect_cells(data: Microdata, cells: Sequence[Cell], method: str, chance: Chance, *,
+                  max_runs: int = 3) -> list[CellResult]:
+    """Protect `cells` with `method` (one of METHODS; X is modified in place): the generalizing
+    methods need GeneralizedMicrodata, whose taxonomies code the columns."""
+    if method in GENERALIZING:
+        if not isinstance(data, GeneralizedMicrodata):
+            raise ValueError(f"{method} generalizes: it needs GeneralizedMicrodata")
+        return suppress_cells_g(data, cells, method, chance, max_runs=max_runs)
+    if method not in CLASSIFIERS:
+        raise ValueError(f"unknown method {method!r}")
+    return suppress_cells(data, cells, method, chance, max_runs=max_runs)

@@ -11,13 +11,15 @@ of the children's subtrees, generalized rows included), which is what reproduces
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
+
+import numpy as np
 
 from .taxonomy import Taxonomy
 
 
-def estimate(tax: Taxonomy, observed: Sequence[int | Fraction], root: int = 0) -> list[Fraction]:
+def estimate(tax: Taxonomy, observed: Sequence[int | Fraction] | np.ndarray, root: int = 0) -> list[Fraction]:
     """Estimated count of every node of the subtree of `root` (other nodes stay 0), from the
     `observed` count per node. A node whose children have no count at all splits its estimate
     evenly among them (a gap of the thesis: there is no distribution to follow)."""

@@ -10,9 +10,10 @@ specific to one algorithm: the same tree can serve as a quasi-identifier hierarc
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import AnonsqlError
 
@@ -26,9 +27,10 @@ class Taxonomy:
     labels: tuple[str, ...]
     parents: tuple[int, ...]
     children: tuple[tuple[int, ...], ...]
+    _index: dict[str, int] = field(init=False, repr=False, compare=False)
 
     @classmethod
-    def from_rows(cls, name: str, rows: Iterable[tuple[Any, Any]]) -> "Taxonomy":
+    def from_rows(cls, name: str, rows: Iterable[tuple[Any, Any]]) -> Taxonomy:
         """Build from (value, parent) pairs, parent None for the root; clear errors on a
         missing/second root, a repeated value, an unknown parent or a cycle."""
         parent_of: dict[str, str | None] = {}
@@ -59,12 +61,27 @@ class Taxonomy:
             stray = next(v for v in parent_of if v not in set(order))
             raise AnonsqlError(f"taxonomy {name!r} has a cycle through {stray!r} (not reachable from the root)")
         index = {v: i for i, v in enumerate(order)}
-        parents = tuple(-1 if parent_of[v] is None else index[parent_of[v]] for v in order)
+        parents = tuple(-1 if (up := parent_of[v]) is None else index[up] for v in order)
         children = tuple(tuple(index[c] for c in kids[v]) for v in order)
         return cls(name, tuple(order), parents, children)
 
     @classmethod
-    def from_nested(cls, name: str, tree: Any) -> "Taxonomy":
+    def flat(cls, name: str, values: Iterable[str]) -> Taxonomy:
+        """One level, a root above `values` (kept in order): the tree of a column whose cells are
+        only ever deleted, for deletion is generalization to the root, ν.
+
+        >>> Taxonomy.flat("dx", ["AP", "GAS"]).labels
+        ('ν', 'AP', 'GAS')
+        """
+        leaves = tuple(dict.fromkeys(values))
+        root = "ν"
+        while root in leaves:
+            root += "ν"
+        n = len(leaves)
+        return cls(name, (root, *leaves), (-1,) + (0,) * n, (tuple(range(1, n + 1)),) + ((),) * n)
+
+    @classmethod
+    def from_nested(cls, name: str, tree: Any) -> Taxonomy:
         """Build from a nested mapping with one key, the root; a node's value is a mapping of
         children, a list of children (labels or one-key mappings), or empty."""
         if not isinstance(tree, Mapping) or len(tree) != 1:
@@ -87,7 +104,7 @@ class Taxonomy:
         return cls.from_rows(name, rows)
 
     @classmethod
-    def from_file(cls, name: str, path: str | Path) -> "Taxonomy":
+    def from_file(cls, name: str, path: str | Path) -> Taxonomy:
         """Read a .toml or .json file holding the nested form (TOML: `[Any]`, `Low = [1, 2]`,
         `[Any.Mid-High]` ...)."""
         path = Path(path)

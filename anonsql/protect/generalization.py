@@ -18,22 +18,24 @@ impact attribute (Def. 4.4).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import id3
-from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem
+from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Microdata, Outcome
+from .enhanced import still_above
 from .naive_bayes import NU
 from .partial_counts import estimate
 from .taxonomy import Taxonomy
 
 
 @dataclass
-class GProblem(Problem):
-    """Problem with a taxonomy per column (None: the column is never generalized) and a log of
+class GeneralizedMicrodata(Microdata):
+    """Microdata with a taxonomy per column (None: the column is never generalized) and a log of
     generalizations that reverts cells changed several times; `trace` (when a list) records
     the run for inspection: ("ratios", λ, {column: (F1, F2, F3, ratio)}) and ("p", p_conf, p_rnbg)."""
 
@@ -44,6 +46,17 @@ class GProblem(Problem):
         super().__post_init__()
         self._stack: dict[tuple[int, int], list[int]] = {}
         self.coins: dict[tuple[int, int], bool] = {}
+
+    def tax(self, col: int) -> Taxonomy:
+        """The taxonomy of a column the algorithm generalizes (a target, or a split value)."""
+        tax = self.taxonomies[col]
+        if tax is None:
+            raise ValueError(f"column {col} has no taxonomy to generalize along")
+        return tax
+
+    def height(self, cols: Sequence[int]) -> int:
+        """The most levels any of `cols` can be generalized (0 when none has a taxonomy)."""
+        return max((t.height for t in (self.taxonomies[a] for a in cols) if t is not None), default=0)
 
     def put(self, row: int, col: int, code: int, changes: list[tuple[int, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
@@ -67,7 +80,7 @@ class GProblem(Problem):
         a predictor's counts come from the rows whose class is exactly v (Table 4.6). Empty when
         the cell is ν (its tuple deleted)."""
         X, i, t = self.X, cell.row, cell.target
-        tax = self.taxonomies[t]
+        tax = self.tax(t)
         g = int(X[i, t])
         if g == NU:  # the tuple was deleted: nothing is left to predict
             return {}
@@ -80,7 +93,7 @@ class GProblem(Problem):
             total = classes[v]
             s = total / n if n else Fraction(0)
             rows_v = train & (X[:, t] == v)
-            for a in self.predictors[t]:
+            for a in self.attrs[t]:
                 x = int(X[i, a])
                 if x == NU or not s:
                     continue
@@ -103,7 +116,7 @@ class GProblem(Problem):
             self.trace.append(event)
 
 
-def _guess(p: GProblem, cell: Cell, scores: dict[int, Fraction], chance: Chance) -> int | None:
+def _guess(p: GeneralizedMicrodata, cell: Cell, scores: dict[int, Fraction], chance: Chance) -> int | None:
     """v_rnbg (Def. 4.2): a random value of Ω_k (Def. 4.1, ties by node order) other than
     v_actual with 0 < p(v|d_i) < p(v_actual|d_i); None when there is none."""
     omega = sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
@@ -111,7 +124,7 @@ def _guess(p: GProblem, cell: Cell, scores: dict[int, Fraction], chance: Chance)
     return chance.next_best(choices) if choices else None
 
 
-def _coin(p: GProblem, cell: Cell, candidates: int, chance: Chance) -> bool:
+def _coin(p: GeneralizedMicrodata, cell: Cell, candidates: int, chance: Chance) -> bool:
     """|V_candidate| = 2: suppress or not by a coin flip, made once per cell (Section 4.1.2)."""
     if candidates != 2:
         return True
@@ -121,7 +134,7 @@ def _coin(p: GProblem, cell: Cell, candidates: int, chance: Chance) -> bool:
     return p.coins[key]
 
 
-def impact_counts(p: GProblem, cell: Cell, lam: int) -> dict[int, tuple[int, int, int]]:
+def impact_counts(p: GeneralizedMicrodata, cell: Cell, lam: int) -> dict[int, tuple[int, int, int]]:
     """(F1, F2, F3) of Def. 4.4 for every predictor that level λ can still generalize, over
     D[α_j[d] = v_actual] - d_i: F1 rows holding Generalize(α[d_i], λ-1), F2 rows strictly
     below Generalize(α[d_i], λ), F3 rows strictly below Generalize(α[d_i], λ-1)."""
@@ -129,7 +142,7 @@ def impact_counts(p: GProblem, cell: Cell, lam: int) -> dict[int, tuple[int, int
     same = X[:, t] == cell.value
     same[i] = False
     out = {}
-    for a in p.predictors[t]:
+    for a in p.attrs[t]:
         tax, x = p.taxonomies[a], int(X[i, a])
         if tax is None or x == NU:
             continue
@@ -148,7 +161,7 @@ def _ratio(f1: int, f2: int, f3: int) -> Fraction | None:
     return Fraction(f1 + f3 - 1, f1 + f3) * Fraction(f2, f2 - 1) if f2 > 1 and f1 + f3 else None
 
 
-def _max_impact(p: GProblem, cell: Cell, lam: int, done: set[int]) -> int | None:
+def _max_impact(p: GeneralizedMicrodata, cell: Cell, lam: int, done: set[int]) -> int | None:
     """FindMaximumImpactAttributeForDECP-G: the least ratio below |D| (strict '<': the first
     attribute wins a tie), among attributes not yet used at this level, F1 >= 1 and
     (F1 > 1 or λ > 1)."""
@@ -162,20 +175,20 @@ def _max_impact(p: GProblem, cell: Cell, lam: int, done: set[int]) -> int | None
     return best
 
 
-def _above(p: GProblem, cell: Cell, rnbg: int) -> bool:
+def _above(p: GeneralizedMicrodata, cell: Cell, rnbg: int) -> bool:
     s = p.g_scores(cell)
     p._log("p", s[cell.value], s[rnbg])
     return s[cell.value] > s[rnbg]
 
 
-def _decp_g_loop(p: GProblem, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
     """The level loop of Figure 4.4: at each λ up to MaxLevel, the maximum impact attribute's
     values Generalize(α[d_i], λ-1) in tuples of class v_actual go λ levels up, row by row,
     while p(v_actual|d_i) > p(v_rnbg|d_i); at λ = 1 one such value is always left."""
     X, i, t = p.X, cell.row, cell.target
     same = X[:, t] == cell.value
     same[i] = False
-    levels = max((tax.height for a, tax in enumerate(p.taxonomies) if tax is not None and a in p.predictors[t]),
+    levels = max((tax.height for a, tax in enumerate(p.taxonomies) if tax is not None and a in p.attrs[t]),
                  default=0)
     for lam in range(1, levels + 1):
         done: set[int] = set()
@@ -184,7 +197,7 @@ def _decp_g_loop(p: GProblem, cell: Cell, rnbg: int, changes: list[tuple[int, in
             if a is None:
                 break
             done.add(a)
-            tax = p.taxonomies[a]
+            tax = p.tax(a)
             src, dst = tax.generalize(int(X[i, a]), lam - 1), tax.generalize(int(X[i, a]), lam)
             rows = np.flatnonzero(same & (X[:, a] == src))
             left = len(rows)
@@ -195,12 +208,12 @@ def _decp_g_loop(p: GProblem, cell: Cell, rnbg: int, changes: list[tuple[int, in
                 left -= 1
 
 
-def _levels(p: GProblem, cell: Cell, chance: Chance, attempt, exposed=None) -> Outcome | None:
+def _levels(p: GeneralizedMicrodata, cell: Cell, chance: Chance, attempt, exposed=None) -> Outcome | None:
     """The outer loop shared by the -G methods: generalize v_actual λ_αj = 1, 2, ... levels and,
     where the cell is still exposed (naive Bayes, assertion 4.9, unless `exposed` says), run
     `attempt` (given the NB scores) at each, until one succeeds; None when every level failed
     (the cell is left at its first level). A cell whose tuple another cell deleted stays deleted."""
-    tax = p.taxonomies[cell.target]
+    tax = p.tax(cell.target)
     if p.X[cell.row, cell.target] == NU:  # deleted with its tuple for another cell
         return Outcome(DELETED)
     for lam_t in range(1, tax.depth(cell.value) + 1):
@@ -222,7 +235,7 @@ def _levels(p: GProblem, cell: Cell, chance: Chance, attempt, exposed=None) -> O
     return None
 
 
-def decp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+def decp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """DECP-G (Section 4.1.2, Figure 4.4): lower p(v_actual|d_i) below p(v_rnbg|d_i) by
     generalizing the maximum impact data values; delete the tuple when no level works."""
 
@@ -240,13 +253,13 @@ def decp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
     return _levels(p, cell, chance, attempt) or p.delete(cell, [])
 
 
-def incp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """INCP-G (Section 4.1.3, Figure 4.5): raise p(v|d_i) for each v of the next best guess set
     by generalizing the class of tuples of class v (then of its generalizations, level by
     level) that share no predictor value with d_i; DECP-G when no level works."""
     X, i, t = p.X, cell.row, cell.target
-    tax = p.taxonomies[t]
-    preds = p.predictors[t]
+    tax = p.tax(t)
+    preds = p.attrs[t]
 
     def attempt(scores: dict[int, Fraction]) -> Outcome | None:
         rnbg = _guess(p, cell, scores, chance)
@@ -276,13 +289,14 @@ def incp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
     return _levels(p, cell, chance, attempt) or decp_g(p, cell, chance)
 
 
-def dropp_ratios(p: GProblem, cell: Cell, rnbg: int, original: np.ndarray, lam: int) -> dict[int, Fraction | None]:
+def dropp_ratios(p: GeneralizedMicrodata, cell: Cell, rnbg: int, original: np.ndarray,
+                 lam: int) -> dict[int, Fraction | None]:
     """Def. 4.6 for every predictor of d_i that level λ still generalizes: F̄(rnbg, λ) /
     F̄(rnbg, λ-1) × F̄(v_actual, λ-1) / F̄(v_actual, λ), F̄(v, λ) the partial-count estimate of
     Generalize(α[d_i], λ) within class v (Table 4.9); None stands for an infinite ratio."""
     X, i, t = p.X, cell.row, cell.target
-    out = {}
-    for a in p.predictors[t]:
+    out: dict[int, Fraction | None] = {}
+    for a in p.attrs[t]:
         tax, x = p.taxonomies[a], int(original[a])
         if tax is None or x == NU or tax.generalize(x, lam) == tax.generalize(x, lam - 1):
             continue
@@ -301,13 +315,13 @@ def dropp_ratios(p: GProblem, cell: Cell, rnbg: int, original: np.ndarray, lam: 
     return out
 
 
-def dropp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+def dropp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """DROPP-G (Section 4.1.4, Figure 4.6): generalize d_i's own values, level by level, the
     largest ratio of Def. 4.6 first (strict '>': the first attribute wins a tie), until
     p(v_actual|d_i) < p(v_rnbg|d_i); delete the tuple when no level works."""
     X, i, t = p.X, cell.row, cell.target
     original = X[i].copy()
-    levels = max((p.taxonomies[a].height for a in p.predictors[t] if p.taxonomies[a] is not None), default=0)
+    levels = p.height(p.attrs[t])
 
     def attempt(scores: dict[int, Fraction]) -> Outcome | None:
         rnbg = _guess(p, cell, scores, chance)
@@ -318,12 +332,12 @@ def dropp_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
             ratios = dropp_ratios(p, cell, rnbg, original, lam)
             p._log("ratios", lam, dict(ratios))
             while _above(p, cell, rnbg) and ratios:
-                best = None
-                for a, r in ratios.items():
-                    if best is None or (ratios[best] is not None and (r is None or r > ratios[best])):
-                        best = a
+                (best, top), *rest = ratios.items()
+                for a, r in rest:  # the largest ratio (None: infinite), the first on a tie
+                    if top is not None and (r is None or r > top):
+                        best, top = a, r
                 del ratios[best]
-                p.put(i, best, p.taxonomies[best].generalize(int(original[best]), lam), changes)
+                p.put(i, best, p.tax(best).generalize(int(original[best]), lam), changes)
         if p.g_predicts(cell):
             p.revert(changes)
             return None
@@ -345,27 +359,27 @@ def classify(node: id3.Node, row: np.ndarray, taxonomies: Sequence[Taxonomy | No
     """v_π of an ID3 tree for a tuple whose values may be generalized: a generalized value
     follows its most populated matching child."""
     while not node.is_leaf:
-        node = node.children[_matching(node, int(row[node.attr]), taxonomies[node.attr])[0]]
+        node = node.children[_matching(node, int(row[node.split]), taxonomies[node.split])[0]]
     return node.label
 
 
-def train_g(p: GProblem, cell: Cell) -> id3.Node:
+def train_g(p: GeneralizedMicrodata, cell: Cell) -> id3.Node:
     """ς_id3 of HID3-G: trained on D - d_i restricted to the rows whose class is in
     V_candidate, the leaves under the cell's generalized value."""
-    tax = p.taxonomies[cell.target]
+    tax = p.tax(cell.target)
     rows = np.isin(p.X[:, cell.target], tax.leaves_under(int(p.X[cell.row, cell.target])))
     rows[cell.row] = False
-    return id3.build(p.X, np.flatnonzero(rows), cell.target, list(p.predictors[cell.target]), p.domains)
+    return id3.build(p.X, np.flatnonzero(rows), cell.target, list(p.attrs[cell.target]), p.domains)
 
 
-def id3_g_predicts(p: GProblem, cell: Cell) -> bool:
+def id3_g_predicts(p: GeneralizedMicrodata, cell: Cell) -> bool:
     """The tree of `train_g` classifies the tuple as its true value (never for a deleted tuple)."""
     if p.X[cell.row, cell.target] == NU:
         return False
     return classify(train_g(p, cell), p.X[cell.row], p.taxonomies) == cell.value
 
 
-def hid3_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
+def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """HID3-G (Section 4.2.1, Figure 4.7): walk the ID3 tree and generalize the tuple's split
     values level by level until the path it follows no longer ends in its true value.
 
@@ -381,7 +395,7 @@ def hid3_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
             return node.label != cell.value
         if classify(node, X[i], p.taxonomies) != cell.value:
             return True
-        a, tax = node.attr, p.taxonomies[node.attr]
+        a, tax = node.split, p.taxonomies[node.split]
         if X[i, a] == NU:
             return hide(node.children[_matching(node, NU, tax)[0]])
         mark = len(changes)
@@ -396,11 +410,11 @@ def hid3_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
                 if lam >= top:
                     break
                 lam += 1
-                p.put(i, a, tax.generalize(int(original[a]), lam), changes)
+                p.put(i, a, p.tax(a).generalize(int(original[a]), lam), changes)
                 continue
             if lam < top:
                 lam += 1
-                p.put(i, a, tax.generalize(int(original[a]), lam), changes)
+                p.put(i, a, p.tax(a).generalize(int(original[a]), lam), changes)
             if hide(node.children[_matching(node, int(X[i, a]), tax)[0]]):
                 return True
             if lam >= top:
@@ -418,7 +432,7 @@ def hid3_g(p: GProblem, cell: Cell, chance: Chance) -> Outcome:
     return _levels(p, cell, chance, attempt, exposed=lambda: id3_g_predicts(p, cell)) or p.delete(cell, [])
 
 
-def _pending_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
+def _pending_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
     """Assertion (4.12)/(4.13) for each cell at its current level, the coin for |V_candidate|
     = 2, and each remaining cell's v_rnbg (a cell without one is left to the driver's re-check)."""
     outs, pending = [Outcome(NOT_NEEDED) for _ in cells], {}
@@ -436,17 +450,8 @@ def _pending_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> tuple[list
     return outs, pending
 
 
-def _still_g(p: GProblem, cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
-    """The cells whose p(v_actual|d) is still above p(v_rnbg|d)."""
-    out = {}
-    for n, g in pending.items():
-        s = p.g_scores(cells[n])
-        if s[cells[n].value] > s[g]:
-            out[n] = g
-    return out
-
-
-def _put_for(p: GProblem, row: int, col: int, code: int, pending: dict[int, int], outs: list[Outcome]) -> None:
+def _put_for(p: GeneralizedMicrodata, row: int, col: int, code: int, pending: dict[int, int],
+             outs: list[Outcome]) -> None:
     """Generalize one cell on behalf of the group: a side effect of every cell still pending."""
     p.put(row, col, code, [])
     for n in pending:
@@ -462,18 +467,18 @@ def _merge_outs(total: list[Outcome], outs: list[Outcome]) -> None:
             t.status = o.status
 
 
-def _group_levels(p: GProblem, cells: Sequence[Cell], chance: Chance, level_run) -> list[Outcome]:
+def _group_levels(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance, level_run) -> list[Outcome]:
     """The outer loop of Figures 4.9/4.10: the confidential values go up one level at a time
     (λ_αj, λ_S) while cells stay predicted; like the figures, nothing is reverted between
     levels. Cells still predicted at the end are handed back as 'suppressed' for the driver's
     re-check (the plain method, whose fallback deletes the tuple)."""
     total = [Outcome(DELETED if p.X[c.row, c.target] == NU else NOT_NEEDED) for c in cells]
-    height = max(p.taxonomies[c.target].depth(c.value) for c in cells)
+    height = max(p.tax(c.target).depth(c.value) for c in cells)
     live = [n for n, o in enumerate(total) if o.status != DELETED]
     for lam_t in range(1, height + 1):
         for n in live:
             c = cells[n]
-            p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, lam_t)
+            p.X[c.row, c.target] = p.tax(c.target).generalize(c.value, lam_t)
         group = [cells[n] for n in live]
         outs, pending = _pending_g(p, group, chance)
         if lam_t > 1:  # a cell first missed at a higher level was still suppressed
@@ -489,7 +494,7 @@ def _group_levels(p: GProblem, cells: Sequence[Cell], chance: Chance, level_run)
     return total
 
 
-def e_decp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
     """e-DECP-G (Section 4.3.1, Figure 4.9), cells of one attribute sharing one confidential
     value: at each level λ the candidate values Generalize(v_α, λ-1) of every predictor are
     sorted by primary impact (pending cells whose tuple holds it) descending, then by the
@@ -497,19 +502,20 @@ def e_decp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome
     as in DECP-G. Candidates with primary impact 0 change no cell's probability and are left
     out (the figure lists them last)."""
     t, conf = cells[0].target, cells[0].value
-    assert all(c.target == t and c.value == conf for c in cells), "e-DECP-G: one attribute, one value"
+    if not all(c.target == t and c.value == conf for c in cells):
+        raise ValueError("e-DECP-G takes cells of one attribute sharing one value")
     X = p.X
-    levels = max((p.taxonomies[a].height for a in p.predictors[t] if p.taxonomies[a] is not None), default=0)
+    levels = p.height(p.attrs[t])
 
     def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
         same = X[:, t] == conf  # the group's own tuples are generalized by now
         for lam in range(1, levels + 1):
-            pending = _still_g(p, group, pending)
+            pending = still_above(p.g_scores, group, pending)
             if not pending:
                 return
             primary: dict[tuple[int, int, int], int] = {}
             for n in pending:
-                for a in p.predictors[t]:
+                for a in p.attrs[t]:
                     tax, x = p.taxonomies[a], int(X[group[n].row, a])
                     if tax is None or x == NU:
                         continue
@@ -519,7 +525,7 @@ def e_decp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome
             secondary, count = {}, {}
             for a, src, dst in primary:
                 col = X[same, a]
-                below_dst, below_src = set(p.taxonomies[a].subtree(dst)[1:]), set(p.taxonomies[a].subtree(src)[1:])
+                below_dst, below_src = set(p.tax(a).subtree(dst)[1:]), set(p.tax(a).subtree(src)[1:])
                 f1 = int((col == src).sum())
                 f2, f3 = sum(int(c) in below_dst for c in col), sum(int(c) in below_src for c in col)
                 secondary[(a, src, dst)], count[(a, src, dst)] = _ratio(f1, f2, f3), f1
@@ -532,30 +538,30 @@ def e_decp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome
                         break
                     _put_for(p, int(r), a, dst, pending, outs)
                     left -= 1
-                    pending = _still_g(p, group, pending)
+                    pending = still_above(p.g_scores, group, pending)
                 if not pending:
                     return
 
     return _group_levels(p, cells, chance, run)
 
 
-def e_dropp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+def e_dropp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
     """e-DROPP-G (Section 4.3.2, Figure 4.10), cells of one tuple: at each level λ the tuple's
     non-confidential values are sorted by their DROPP-G ratio (Def. 4.6) averaged over the
     pending cells, descending, and generalized λ levels in that order until no cell is
     predicted. A value already as general is not touched again (the figure restarts λ at 1
     for each λ_S, which would otherwise specialize it back)."""
     row = cells[0].row
-    assert all(c.row == row for c in cells), "e-DROPP-G: cells of one tuple"
+    if not all(c.row == row for c in cells):
+        raise ValueError("e-DROPP-G takes cells of one tuple")
     X = p.X
     original = X[row].copy()
     confidential = {c.target for c in cells}
-    levels = max((p.taxonomies[a].height for c in cells for a in p.predictors[c.target]
-                  if p.taxonomies[a] is not None), default=0)
+    levels = p.height([a for c in cells for a in p.attrs[c.target]])
 
     def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
         for lam in range(1, levels + 1):
-            pending = _still_g(p, group, pending)
+            pending = still_above(p.g_scores, group, pending)
             if not pending:
                 return
             impacts: dict[int, list[float]] = {}
@@ -565,12 +571,12 @@ def e_dropp_g(p: GProblem, cells: Sequence[Cell], chance: Chance) -> list[Outcom
                         impacts.setdefault(a, []).append(float("inf") if r is None else float(r))
             order = sorted(impacts, key=lambda a: (-float(np.mean(impacts[a])), a))
             for a in order:
-                tax = p.taxonomies[a]
+                tax = p.tax(a)
                 code = tax.generalize(int(original[a]), lam)
                 if tax.depth(code) >= tax.depth(int(X[row, a])):
                     continue
                 _put_for(p, row, a, code, pending, outs)
-                pending = _still_g(p, group, pending)
+                pending = still_above(p.g_scores, group, pending)
                 if not pending:
                     return
 

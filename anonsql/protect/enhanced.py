@@ -1,7 +1,7 @@
 """e-DECP and e-DROPP (Hintoglu 2011, Section 3.3): many confidential cells, fewer side effects.
 
 Preconditions: e-DECP takes cells of one attribute that share one confidential value
-(Figure 3.7), e-DROPP cells of one tuple (Figure 3.8); `anonsql.inference.protect` splits any
+(Figure 3.7), e-DROPP cells of one tuple (Figure 3.8); `anonsql.protect.suppress` splits any
 set of cells into such groups. Cells the group run leaves predicted are handed back as
 'suppressed' and caught by the driver's re-check, which runs plain DECP / DROPP on them.
 Both functions get the group's cells already hidden and the coin flip already made.
@@ -9,16 +9,17 @@ Both functions get the group's cells already hidden and the coin flip already ma
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Sequence
+from typing import Any
 
 import numpy as np
 
-from .deletion import NOT_NEEDED, SUPPRESSED, Cell, Chance, Outcome, Problem, scores_and_guess
+from .deletion import NOT_NEEDED, SUPPRESSED, Cell, Chance, Microdata, Outcome, scores_and_guess
 from .naive_bayes import NU, is_predicted
 
 
-def _pending(p: Problem, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
+def _pending(p: Microdata, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:
     """Verify the need for suppression (eq. 3.10/3.11) and draw each cell's v_rnbg."""
     outs, pending = [Outcome(NOT_NEEDED) for _ in cells], {}
     for i, c in enumerate(cells):
@@ -30,17 +31,18 @@ def _pending(p: Problem, cells: Sequence[Cell], chance: Chance) -> tuple[list[Ou
     return outs, pending
 
 
-def _still(p: Problem, cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
-    """Cells whose p(conf|d) is still above p(v_rnbg|d)."""
+def still_above(score: Callable[[Cell], Any], cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
+    """The pending cells whose p(conf|d) is still above p(v_rnbg|d) under `score` (the naive
+    Bayes of Def. 2.2, or of Def. 4.1 for the -g methods)."""
     out = {}
     for i, g in pending.items():
-        s = p.scores(cells[i])
+        s = score(cells[i])
         if s[cells[i].value] > s[g]:
             out[i] = g
     return out
 
 
-def _hide_for(p: Problem, row: int, col: int, pending: dict[int, int], outs: list[Outcome]) -> None:
+def _hide_for(p: Microdata, row: int, col: int, pending: dict[int, int], outs: list[Outcome]) -> None:
     """Hide one cell on behalf of the group: it counts as a side effect of every cell still
     pending (so per-cell side effects of a group overlap; the run's total is the changes)."""
     p.hide(row, col, [])
@@ -48,19 +50,20 @@ def _hide_for(p: Problem, row: int, col: int, pending: dict[int, int], outs: lis
         outs[i].changes.append((row, col))
 
 
-def e_decp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+def e_decp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
     """Figure 3.7: maximum impact values sorted by primary impact (cells whose tuple holds
     the value) descending, then secondary impact (tuples of the confidential class holding
     it) ascending; each hidden down to one instance, as in DECP. Values with primary impact 0
     change no cell's probability, so they are not candidates (the figure lists them last)."""
     t, conf = cells[0].target, cells[0].value
-    assert all(c.target == t and c.value == conf for c in cells), "e-DECP: one attribute, one value"
+    if not all(c.target == t and c.value == conf for c in cells):
+        raise ValueError("e-DECP takes cells of one attribute sharing one value")
     outs, pending = _pending(p, cells, chance)
     X = p.X
     same = X[:, t] == conf
     primary: dict[tuple[int, int], int] = {}
     for i in pending:
-        for a in p.predictors[t]:
+        for a in p.attrs[t]:
             if X[cells[i].row, a] != NU:
                 primary[(a, int(X[cells[i].row, a]))] = primary.get((a, int(X[cells[i].row, a])), 0) + 1
     secondary = {(a, v): int((same & (X[:, a] == v)).sum()) for a, v in primary}
@@ -74,15 +77,16 @@ def e_decp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
                 break
             _hide_for(p, int(r), a, pending, outs)
             count -= 1
-            pending = _still(p, cells, pending)
+            pending = still_above(p.scores, cells, pending)
     return outs
 
 
-def e_dropp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
+def e_dropp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
     """Figure 3.8: the tuple's non-confidential values sorted by their DROPP impact ratio
     (Def. 3.6) averaged over the cells, hidden in that order until no cell is predicted."""
     row = cells[0].row
-    assert all(c.row == row for c in cells), "e-DROPP: cells of one tuple"
+    if not all(c.row == row for c in cells):
+        raise ValueError("e-DROPP takes cells of one tuple")
     outs, pending = _pending(p, cells, chance)
     X = p.X
     confidential = {c.target for c in cells}
@@ -90,7 +94,7 @@ def e_dropp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
     impacts: dict[int, list[float]] = {}
     for i, g in pending.items():
         t, conf = cells[i].target, cells[i].value
-        for a in p.predictors[t]:
+        for a in p.attrs[t]:
             x = X[row, a]
             if a in confidential or x == NU:
                 continue
@@ -102,5 +106,5 @@ def e_dropp(p: Problem, cells: Sequence[Cell], chance: Chance) -> list[Outcome]:
         if not pending:
             break
         _hide_for(p, row, a, pending, outs)
-        pending = _still(p, cells, pending)
+        pending = still_above(p.scores, cells, pending)
     return outs

@@ -1,0 +1,102 @@
+"""The `protect` command and the `taxonomy load|show` group (Hintoglu 2011)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import api
+from ..protect import METHODS
+from . import options
+from .app import Command, Group
+
+_EPILOG = (
+    "\b\nmethods: decp, incp, dropp, e-decp, e-dropp (naive Bayes); hid3 (ID3); hid3+decp, hid3+incp,\n"
+    "  hid3+dropp (both); nrd (delete the tuple, the thesis's baseline); generalizing, with\n"
+    "  --taxonomy: decp-g, incp-g, dropp-g, hid3-g, e-decp-g, e-dropp-g.\n\n"
+    "\b\nexample: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
+    "--rows 2,7 --method dropp --out records_pub"
+)
+
+
+@click.command(cls=Command, epilog=_EPILOG)
+@options.common()
+@click.option("--key", required=True, metavar="COLUMN", help="column identifying the rows (unique, no NULL)")
+@click.option("--target", metavar="COLUMN", help="column holding the confidential values (with --rows)")
+@click.option("--rows", metavar="KEYS", help="comma-separated key values of the rows whose --target value is "
+              "confidential")
+@click.option("--cells", metavar="CSV", help="file of key,column pairs, one confidential cell per line "
+              "(instead of --target/--rows)")
+@click.option("--method", type=click.Choice(METHODS), default="dropp", show_default=True, metavar="METHOD",
+              help="the algorithm (see the methods below)")
+@click.option("--attrs", metavar="COLS", help="comma-separated columns the classifiers read (default: all but "
+              "the key and the target)")
+@click.option("--top-k", type=click.IntRange(min=2), default=2, show_default=True,
+              help="draw the random next best guess among the k most probable values, k >= 2")
+@options.seed
+@options.output("<table>_protected")
+@click.option("--delete-rows", is_flag=True, help="remove the tuples an algorithm had to delete "
+              "(default: keep them with every cell but the key NULL)")
+@click.option("--taxonomy", metavar="ATTR=NAME,...", help="generalization methods: the stored taxonomy of "
+              "each column to generalize along, the target's at least (see 'anonsql taxonomy load')")
+@options.emit_sql
+@options.report
+@options.quiet
+def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
+            cells: str | None, method: str, attrs: str | None, top_k: int, seed: int, out: str | None,
+            in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, emit_sql: str | None,
+            dry_run: bool, report_file: str | None, quiet: bool) -> int:
+    """Hide confidential cells so that classifiers cannot predict them (Hintoglu 2011).
+
+    Hide confidential cells (NULL) and a few more, so that naive Bayes or an ID3 tree trained on
+    the rest of the table no longer predict them; the -g methods generalize cells along stored
+    taxonomies instead. A tuple an algorithm must delete keeps its key with every other cell NULL
+    (--delete-rows removes it). Writes a copy (default <table>_protected) or, with --in-place, the
+    source, plus <out>_changes(key, column_name, old_value, new_value) - which holds the ORIGINAL
+    values: keep it private - in one transaction, re-checked by SQL before success is reported.
+    """
+    if dry_run and not emit_sql:
+        raise click.UsageError("--dry-run needs --emit-sql FILE (it only writes the script)")
+    result = api.protect(db, table, key, method=method, target=target, rows=rows, cells=cells, attrs=attrs,
+                         top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
+                         delete_rows=delete_rows, taxonomies=taxonomy, emit_sql=emit_sql, execute=not dry_run,
+                         progress=None if as_json else options.progress(quiet))
+    return options.finish(result, as_json, report_file, emit_sql=emit_sql)
+
+
+@click.group(cls=Group)
+def taxonomy() -> None:
+    """Store a value generalization hierarchy (for protect's -g methods).
+
+    Taxonomies (one rooted tree of labels per attribute) live in the table
+    anonsql_taxonomies(taxonomy, position, value, parent), so a run that generalizes along them
+    can be repeated from the database alone.
+    """
+
+
+@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity --file severity.toml")
+@options.common(with_table=False)
+@click.option("--name", required=True, help="the name protect --taxonomy refers to")
+@click.option("--file", "file", metavar="FILE", help="a .toml or .json file with the nested form")
+@click.option("--from-table", metavar="TABLE", help="a table with columns value and parent (NULL parent: the root)")
+@click.option("--replace", is_flag=True, help="replace a stored taxonomy of that name")
+def load(db: str, as_json: bool, name: str, file: str | None, from_table: str | None, replace: bool) -> int:
+    """Validate a taxonomy and store it.
+
+    Validate a taxonomy (one root, no cycle, every label once) and store it. File form (TOML or
+    JSON), one key, the root; a node is a list of leaves or a table of children, e.g. TOML:
+    [Any] / Low = [1, 2] / [Any.Mid-High] / 3 = [] / High = [4, 5].
+    """
+    if (file is None) == (from_table is None):
+        raise click.UsageError("give exactly one of --file and --from-table")
+    return options.finish(api.taxonomy_load(db, name, file=file, table=from_table, replace=replace), as_json)
+
+
+@taxonomy.command(epilog="example: anonsql taxonomy show --db demo.duckdb --name severity")
+@options.common(with_table=False)
+@click.option("--name", required=True, help="the stored taxonomy's name")
+def show(db: str, as_json: bool, name: str) -> int:
+    """Print a stored taxonomy as an indented tree (--json: its (value, parent) rows)."""
+    return options.finish(api.taxonomy_show(db, name), as_json)
+
+
+COMMANDS: list[click.Command] = [protect, taxonomy]

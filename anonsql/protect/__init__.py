@@ -1,0 +1,16 @@
+"""Hiding confidential cells from classification-based inference (Hintoglu 2011).
+
+Pure algorithms: `naive_bayes` and `id3` (the thesis's two adversaries), `deletion` (the
+single-cell algorithms of Chapter 3), `enhanced` (e-DECP, e-DROPP), `taxonomy`,
+`partial_counts` and `generalization` (Chapter 4's -g methods), `suppress` (the driver that
+runs a method on many cells), `metrics` (Section 2.4). Then `request` (the validated input),
+`stats`, `rewrite`, `verify`, `job` (the one transaction) and `store` (taxonomies in the database).
+"""
+
+from .job import ProtectedCell, ProtectReport, protect_table
+from .request import ProtectionInput, read_cells_csv
+from .store import TaxonomyReport, TaxonomyTree, load_taxonomy, show_taxonomy
+from .suppress import METHODS
+
+__all__ = ["METHODS", "ProtectReport", "ProtectedCell", "ProtectionInput", "TaxonomyReport", "TaxonomyTree",
+           "load_taxonomy", "protect_table", "read_cells_csv", "show_taxonomy"]

@@ -1,0 +1,200 @@
+"""The protect job (Hintoglu 2011): hide confidential cells so that classifiers miss them.
+
+One transaction: read the coded microdata by SQL -> the pure algorithms decide which cells to
+hide (or, for the -g methods, generalize along a stored taxonomy) -> write them back set-based
+with `<out>_changes(key, column_name, old_value, new_value)` -> re-check independently by SQL
+-> report. A failed check raises VerificationError inside the transaction: nothing is left.
+
+"Delete" (the algorithms' fallback, and the NRD baseline) means what NRD does: every cell of
+the tuple except the key becomes NULL; the row stays, so it is reported and never silently
+dropped. `delete_rows=True` removes such rows instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import sql
+from ..catalog import Table, find_table, get_table, output_table
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report, save, silent
+from ..rewrite import Script
+from . import metrics, rewrite, stats, verify
+from .deletion import COIN_KEPT, DELETED, NU, Cell, Microdata, SeededChance
+from .generalization import GeneralizedMicrodata
+from .request import ProtectionInput, resolve
+from .suppress import CellResult, protect_cells
+
+#: A cell still predicted after this many runs of its method is deleted (the thesis's fallback).
+MAX_RUNS = 3
+
+
+@dataclass
+class ProtectedCell:
+    """One confidential cell's outcome. The predictions are value lists (several = a tie, which is
+    no prediction): before, with every confidential cell hidden; after, on the published table.
+    They hold the ORIGINAL value when it was predicted, so they stay out of the text summary."""
+
+    key: Any
+    column: str
+    status: str  # suppressed | not_needed | coin_kept | deleted
+    suppressed: bool  # hidden (or generalized) and no longer predicted, the tuple kept
+    deleted: bool
+    prediction_before: dict[str, list[Any]]
+    prediction_after: dict[str, list[Any]]
+    side_effects: int  # other cells this cell's runs hid (or generalized)
+    next_best_guess: Any = None
+    runs: int = 0
+
+
+@dataclass(kw_only=True)
+class ProtectReport(Report):
+    """A protect run: the cells, the changes (Def. 2.6's direct distance), Section 2.4's metrics."""
+
+    changes_table: str
+    in_place: bool
+    key: str
+    method: str
+    top_k: int
+    seed: int
+    attrs: dict[str, list[str]]
+    rows: int
+    cells: list[ProtectedCell] = field(default_factory=list)
+    changed_cells: int = 0  # rows of the changes table: the direct distance (Def. 2.6)
+    deleted_tuples: int = 0
+    rows_removed: bool = False
+    taxonomies: dict[str, str] = field(default_factory=dict)  # column -> stored taxonomy (-g methods)
+    # Section 2.4 between source and output: direct_distance, sum_kl_distance,
+    # avg_change_mutual_information, sum_conditional_entropy (counts from SQL)
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    # the changes table's rows: ORIGINAL values included (JSON only, keep it private)
+    changes: list[dict[str, Any]] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        done = "generalized" if self.taxonomies else "hidden"
+        lines = [f"protected {len(self.cells)} confidential cell(s) of {self.table} -> {self.out} "
+                 f"(method {self.method}, top-k {self.top_k}, seed {self.seed}); "
+                 f"original values of changed cells in {self.changes_table} (private)"]
+        for c in self.cells:
+            was = ", ".join(k for k, v in c.prediction_before.items() if len(v) == 1) or "none"
+            lines.append(f"  {self.key} = {c.key}, {c.column}: {c.status.replace('_', ' ')}; predicted before by "
+                         f"{was}; {c.side_effects} other cell(s) {done}" + ("; TUPLE DELETED" if c.deleted else ""))
+        fate = " (rows removed)" if self.rows_removed else " (kept, all cells NULL)" if self.deleted_tuples else ""
+        lines.append(f"  changed cells {self.changed_cells:,} (direct distance); deleted tuples "
+                     f"{self.deleted_tuples}{fate}")
+        m = self.metrics
+        if m:
+            acmi = m["avg_change_mutual_information"]
+            lines.append(f"  sum KL distance {m['sum_kl_distance']:.4f}; avg change in mutual information "
+                         f"{'n/a' if acmi is None else f'{acmi:.4f}'}; sum conditional entropy "
+                         f"{m['sum_conditional_entropy']:.4f}")
+        return lines
+
+
+def protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
+                  rows: Sequence[str] | None = None, cells: Sequence[tuple[str, str]] | None = None,
+                  attrs: Sequence[str] | None = None, top_k: int = 2, seed: int = 0, out: str | None = None,
+                  in_place: bool = False, replace: bool = False, delete_rows: bool = False,
+                  taxonomies: Mapping[str, str] | str | None = None, emit_sql: str | None = None,
+                  execute: bool = True, progress: Progress | None = None) -> ProtectReport:
+    """Resolve the input, decide, write back and verify in one transaction (the body of
+    anonsql.api.protect, whose checks of method, top_k and seed ran already)."""
+    say = progress or silent
+    source = get_table(engine, table)
+    inp = resolve(engine, source, key, method, target=target, rows=rows, cells=cells, attrs=attrs,
+                  taxonomies=taxonomies)
+    dest, replaced = output_table(engine, source, out, f"{source.name}_protected", replace, in_place)
+    changes = sql.TableName(f"{dest.name}_changes", dest.schema)
+    existing = find_table(engine, changes)
+    if existing is not None and not replace:
+        raise AnonsqlError(f"changes table {existing} already exists (use --replace to overwrite it)")
+    drop = [t.expr for t in (replaced, existing) if t is not None]
+    report = ProtectReport(table=str(source), out=str(dest), changes_table=str(changes), in_place=in_place,
+                           key=inp.key, method=method, top_k=top_k, seed=seed, attrs=inp.attrs,
+                           rows=len(inp.rows), taxonomies={c: t.name for c, t in inp.taxonomies.items()})
+    say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
+    with report.timed("algorithm"):
+        extra = [c for c in source.column_names if c != inp.key and c not in inp.columns]
+        results, values, decisions = _decide(inp, extra, method, top_k, seed, delete_rows)
+    report.cells = _cells(inp, results, values)
+    report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
+    report.rows_removed = bool(decisions.removed)
+    if emit_sql:
+        save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop))
+    if not execute:
+        report.notes.append("dry run: nothing was changed")
+        return report
+    published = [c for c in source.column_names if c != inp.key]
+    with engine.transaction():
+        before = stats.distributions(engine, source.expr, published)
+        with report.timed("rewrite"):
+            rewrite.write_back(rewrite.Apply(engine), source, dest, changes, inp.key, decisions,
+                               in_place=in_place, drop=drop)
+        say("protect: verifying by SQL")
+        with report.timed("verify"):
+            verify.run(engine, report, inp, dest, changes, results, method, values, decisions.removed)
+        rewrite.cleanup(engine)
+        if not report.ok:
+            raise VerificationError(report.checks)
+        with report.timed("metrics"):
+            listed = stats.changes(engine, changes.expr)
+            report.metrics = metrics.information_loss(
+                before, stats.distributions(engine, dest.expr, published), stats.change_counts(engine, changes.expr),
+                published, len(inp.rows), len(listed), len(decisions.removed))
+    report.changed_cells = len(listed)
+    report.changes = [{k: stats.plain(v) for k, v in row.items()} for row in listed.to_dict("records")]
+    return report
+
+
+def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int, seed: int, delete_rows: bool
+            ) -> tuple[list[CellResult], list[np.ndarray], rewrite.Decisions]:
+    """Run the algorithm on the coded input; its changes as decisions (row key, column, label),
+    a deleted tuple's `extra` columns (those no classifier reads) turned NULL too."""
+    X, values = inp.code()
+    original = X.copy()
+    col = {c: j for j, c in enumerate(inp.columns)}
+    domains = [len(v) for v in values]
+    preds = {col[t]: [col[a] for a in inp.attrs[t]] for t in inp.targets}
+    data = (GeneralizedMicrodata(X, domains, preds, k=top_k, taxonomies=[inp.taxonomies.get(c) for c in inp.columns])
+            if inp.taxonomies else Microdata(X, domains, preds, k=top_k))
+    cells = [Cell(i, col[c], int(X[i, col[c]])) for i, c in inp.cells]
+    results = protect_cells(data, cells, method, SeededChance(seed), max_runs=MAX_RUNS)
+    keys = inp.keys
+    deleted = sorted({r.cell.row for r in results if r.status == DELETED})
+    changed = [(keys[i], inp.columns[j], None if X[i, j] == NU else str(values[j][X[i, j]]))
+               for i, j in np.argwhere((original != NU) & (X != original)).tolist()]
+    changed += [(keys[i], c, None) for i in deleted for c in extra]
+    return results, values, rewrite.Decisions(
+        changed, [(keys[i], c) for i, c in inp.cells], [keys[i] for i in deleted] if delete_rows else [])
+
+
+def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndarray]) -> list[ProtectedCell]:
+    """Each cell's outcome in values (not codes)."""
+    def value(j: int, code: int) -> Any:
+        return None if code == NU else stats.plain(values[j][code])
+
+    return [ProtectedCell(
+        key=inp.keys[r.cell.row], column=inp.columns[r.cell.target], status=r.status,
+        suppressed=r.status not in (COIN_KEPT, DELETED), deleted=r.status == DELETED,
+        prediction_before={c: [value(r.cell.target, x) for x in v] for c, v in r.before.items()},
+        prediction_after={c: [value(r.cell.target, x) for x in v] for c, v in r.after.items()},
+        side_effects=len(set(r.changes) - {(r.cell.row, r.cell.target)}),  # a cell changed twice counts once
+        next_best_guess=None if r.next_best is None else value(r.cell.target, r.next_best), runs=r.runs)
+        for r in results]
+
+
+def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.TableName, key: str,
+            decisions: rewrite.Decisions, in_place: bool, drop: list) -> str:
+    """The run as a reviewable script, ending with its verification queries."""
+    script = Script(dialect, f"anonsql protect: {source} -> {dest}, changes in {changes}", warnings=[
+        f"PRIVATE: this script names the confidential cells, and {changes} holds their ORIGINAL values;",
+        "keep both as private as the source table. Run it in one session: the verification queries at",
+        "the end read its temporary tables."])
+    rewrite.write_back(rewrite.Emit(script), source, dest, changes, key, decisions, in_place=in_place, drop=drop)
+    verify.script_checks(script, dest, changes, key, decisions.columns)
+    return script.text()

@@ -1,4 +1,0 @@
--- Cells changed per (column, original value, new value), from the changes table: the joint
--- counts of the conditional entropy of Def. 2.11 under generalization.
-SELECT column_name, old_value, new_value, COUNT(*) AS n FROM $changes
-GROUP BY column_name, old_value, new_value

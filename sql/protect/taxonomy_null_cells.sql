@@ -1,5 +1,0 @@
--- Set-based write-back of one column: the cells of tuples the -g methods had to delete become
--- NULL in one UPDATE (any column type).
-UPDATE $out AS t SET $col = NULL
-FROM $decisions AS d
-WHERE t.$key = d.row_key AND d.column_name = $col_name AND d.new_value IS NULL
