@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator
 
 import numpy as np
@@ -11,8 +13,10 @@ import pandas as pd
 
 import anonsql
 from anonsql.engine import connect
-from anonsql.engine.pgserver import TempPostgres, find_bindir
-from anonsql.loading import write_frame
+from anonsql.data.loading import write_frame
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.pgserver
+from tests.pgserver import TempPostgres, find_bindir  # noqa: E402
 
 KH_QI = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex", "native_country"]
 KH_CLASS = "income"

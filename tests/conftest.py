@@ -15,8 +15,8 @@ import pytest
 
 from anonsql import sql
 from anonsql.engine import connect
-from anonsql.engine.pgserver import TempPostgres, find_bindir
-from anonsql.loading import write_frame
+from tests.pgserver import TempPostgres, find_bindir
+from anonsql.data.loading import write_frame
 
 ENGINES = ["duckdb", "postgres"]
 

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL server on a free loopback port, for tests and benchmarks.
+"""A throwaway PostgreSQL server on a free loopback port, for tests and benchmarks (not shipped).
 
 initdb refuses to run as root, so as root the server runs as the unprivileged user
 `nobody` (through runuser); its data directory lives in a temporary folder removed on stop.

@@ -1,23 +1,22 @@
-"""The CLI: exit codes 0/1/2, --json, one-line errors that leave the database unchanged."""
+"""The CLI: exit codes 0/1/2, --json, one-line errors that leave the database unchanged,
+--version, the generated reference in docs/cli.md, broken pipes and Ctrl-C."""
 
 import json
+from pathlib import Path
 
 import pytest
 
-from anonsql import catalog
+from anonsql import api, catalog
 from anonsql.cli import main
+from anonsql.cli.reference import reference
 
 from .conftest import table_rows
-from .test_evaluate import ANON, ORIG, _frame
 from .test_profile import SMALL
 
 
 def run(capsys, *argv):
-    """Run the CLI in-process; argparse's usage errors arrive as SystemExit."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
+    """Run the CLI in-process: main() returns the exit code and never raises."""
+    code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -40,7 +39,7 @@ def test_profile_json(capsys, db, small):
     data = json.loads(out)
     assert code == 0 and data["k"] == 1 and data["class_distribution"] == {"n": 4, "y": 4}
     code, out, _ = run(capsys, "profile", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls")
-    assert "current k (smallest equivalence class): 1" in out
+    assert "current k (the smallest equivalence class): 1" in out
 
 
 def test_load_and_dataset(capsys, db, tmp_path, engine):
@@ -57,11 +56,13 @@ BAD = [
     (["check", "--table", "nope", "--qi", "a", "--k", "2"], "table not found: nope"),
     (["check", "--table", "t", "--qi", "zip,nope", "--k", "2"], "unknown column 'nope'"),
     (["check", "--table", "empty", "--qi", "a", "--k", "2"], "is empty"),
-    (["check", "--table", "t", "--qi", "zip", "--k", "0"], "k must be an integer >= 1"),
-    (["check", "--table", "t", "--qi", "zip", "--k", "ten"], "k must be an integer >= 1"),
+    (["check", "--table", "t", "--qi", "zip", "--k", "0"], "Invalid value for '--k': 0 is not in the range x>=1"),
+    (["check", "--table", "t", "--qi", "zip", "--k", "ten"], "'ten' is not a valid integer"),
+    (["check", "--table", "t", "--qi", "zip", "--k", "2", "--json", "--show", "-1"], "-1 is not in the range x>=0"),
     (["profile", "--table", "nullcls", "--class", "c"], "class column 'c' has 1 NULL"),
     (["load", "/no/such.csv", "--table", "new"], "CSV file not found"),
-    (["dataset", "nope"], "invalid choice"),
+    (["dataset", "nope"], "'nope' is not one of 'adult', 'adult-test', 'adult-kh', 'car', 'breast-cancer'"),
+    (["bin", "--table", "t", "--bin", "age=width:2", "--out", "t"], "would overwrite the source table t"),
 ]
 
 
@@ -86,13 +87,47 @@ def test_bad_url(capsys, url, message):
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
-def test_evaluate_cli(capsys, db, make_table):
-    make_table("orig", _frame(ORIG))
-    make_table("anon", _frame(ANON))
-    code, out, _ = run(capsys, "evaluate", "--db", db, "--original", "orig", "--anonymized", "anon",
-                       "--qi", "a,b", "--class", "cls", "--folds", "2", "--classifiers", "nb", "--json")
-    data = json.loads(out)
-    assert code == 0 and data["key"] == "id" and data["classifiers"]["nb"]["error"] == 0.4
-    code, _, err = run(capsys, "evaluate", "--db", db, "--original", "orig", "--anonymized", "anon",
-                       "--qi", "a,b", "--class", "cls", "--folds", "1")
-    assert code == 2 and err.strip() == "anonsql evaluate: error: folds must be an integer >= 2, got 1"
+def test_version_and_help(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("anonsql, version ")
+    code, out, _ = run(capsys, "kanon", "--help")
+    assert code == 0 and "--emit-sql" in out and "example:" in out
+
+
+def test_usage_error_is_one_line(capsys):
+    code, _, err = run(capsys, "check", "--qi", "a")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("anonsql check: error: Missing option '--db'") and "(see anonsql check --help)" in err
+    code, _, err = run(capsys, "nonsense")
+    assert code == 2 and "No such command 'nonsense'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_docs_cli_reference_is_current():
+    """docs/cli.md is generated from --help: regenerate it with python -m anonsql.cli.reference."""
+    path = Path(__file__).resolve().parent.parent / "docs" / "cli.md"
+    assert path.read_text() == reference(), "docs/cli.md is stale: python -m anonsql.cli.reference > docs/cli.md"
+
+
+@pytest.mark.parametrize("interrupt, message", [
+    (BrokenPipeError, "the output was closed early (broken pipe)"),
+    (KeyboardInterrupt, "interrupted; an unfinished run is rolled back"),
+])
+def test_broken_pipe_and_ctrl_c_are_one_line(capsys, monkeypatch, tmp_path, interrupt, message):
+    def fail(*_args, **_kwargs):
+        raise interrupt()
+
+    monkeypatch.setattr(api, "profile", fail)
+    code, _, err = run(capsys, "profile", "--db", str(tmp_path / "x.duckdb"), "--table", "t")
+    assert code == 2 and err.strip() == f"anonsql profile: error: {message}"
+
+
+def test_secrets_are_redacted_in_errors(capsys):
+    code, _, err = run(capsys, "check", "--db", "postgresql://u@127.0.0.1:1/db?password=secret123",
+                       "--table", "t", "--qi", "a", "--k", "2")
+    assert code == 2 and "secret123" not in err and "password=***" in err
+
+
+def test_report_path_is_checked_before_any_work(capsys, db, small, tmp_path):
+    code, _, err = run(capsys, "kanon", "--db", db, "--table", "t", "--qi", "zip", "--class", "cls", "--k", "2",
+                       "--report", str(tmp_path / "missing" / "r.json"))
+    assert code == 2 and "does not exist" in err and len(err.strip().splitlines()) == 1

@@ -15,10 +15,13 @@ def test_wheel_contains_sql_and_fixtures(tmp_path):
     )
     wheel = next(tmp_path.glob("anonsql-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    sql_files = {p.name for p in (ROOT / "sql").glob("*.sql")}
+    sql_files = {p.relative_to(ROOT / "sql").as_posix() for p in (ROOT / "sql").glob("*/*.sql")}
     assert sql_files and {f"anonsql/_sql/{n}" for n in sql_files} <= names
+    assert not list((ROOT / "sql").glob("*.sql")), "SQL files are filed by job: sql/<job>/<name>.sql"
     assert {"anonsql/_fixtures/adult.csv.gz", "anonsql/_fixtures/car.csv.gz",
             "anonsql/_fixtures/breast_cancer_wisconsin.csv.gz"} <= names
-    assert {"anonsql/cli.py", "anonsql/engine/duckdb.py", "anonsql/evaluation/core.py",
+    assert {"anonsql/cli/app.py", "anonsql/engine/duckdb.py", "anonsql/evaluate/job.py", "anonsql/kanon/job.py",
+            "anonsql/nbc/job.py", "anonsql/features/job.py", "anonsql/protect/job.py", "anonsql/data/loading.py",
             "anonsql/kanon/_core.c", "anonsql/kanon/fast.py"} <= names
+    assert not any("pgserver" in n for n in names), "the throwaway test server is not shipped"
     assert any(n.startswith("anonsql/kanon/_core.") and n.endswith(".so") for n in names)

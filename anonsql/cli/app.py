@@ -83,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "anonsql"
         hint = f" (see {where} --help)" if exc.ctx else ""
-        click.echo(f"{where}: error: {redact(first_line(exc))}{hint}", err=True)
+        message = exc.format_message().strip().splitlines()[0]  # names the option: "Invalid value for '--k': …"
+        click.echo(f"{where}: error: {redact(message)}{hint}", err=True)
         return EXIT_USAGE
     except click.ClickException as exc:
         click.echo(f"anonsql: error: {redact(first_line(exc))}", err=True)

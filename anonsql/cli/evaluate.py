@@ -57,7 +57,7 @@ def evaluate(db: str, as_json: bool, original: str, anonymized: str, qi: str, cl
     ignored; tree: scikit-learn entropy tree, a stand-in for C4.5/J48 (needs
     pip install 'anonsql[eval]'). Reads only.
     """
-    result = api.evaluate(db, original, anonymized, qi, class_column, key=key, folds=folds, seed=seed,
+    result = api.evaluate_classifiers(db, original, anonymized, qi, class_column, key=key, folds=folds, seed=seed,
                           classifiers=classifiers)
     return options.finish(result, as_json, report_file)
 

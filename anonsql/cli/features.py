@@ -32,7 +32,7 @@ def binarize(db: str, table: str, as_json: bool, spec: str, out: str, replace: b
     --key and --class are copied unchanged.
     """
     result = api.binarize(db, table, spec, out, class_column=class_column, key=key, replace=replace,
-                          emit_sql=emit_sql, dry_run=dry_run)
+                          emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 
@@ -76,8 +76,9 @@ def features(db: str, table: str, as_json: bool, class_column: str, k: int, meth
     """
     result = api.select_features(db, table, class_column, k, method=method, privacy=privacy, mode=mode, top_r=top_r,
                                  key=key, attrs=attrs, items=items, item_column=item_column, out=out,
-                                 materialize=materialize, replace=replace, emit_sql=emit_sql, dry_run=dry_run,
-                                 progress=options.progress(quiet or as_json))
+                                 materialize=materialize, replace=replace, emit_sql=emit_sql,
+                                 execute=options.execute(dry_run, emit_sql),
+                                 progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

@@ -43,11 +43,10 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str, k: int
     --in-place, into the source inside one transaction, and re-checked by SQL before success is
     reported.
     """
-    if dry_run and not emit_sql:
-        raise click.UsageError("--dry-run needs --emit-sql FILE (it only writes the script)")
     result = api.k_anonymize(db, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
-                             in_place=in_place, replace=replace, emit_sql=emit_sql, execute=not dry_run,
-                             progress=None if as_json else options.progress(quiet))
+                             in_place=in_place, replace=replace,
+                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

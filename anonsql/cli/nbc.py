@@ -84,8 +84,9 @@ def publish(db: str, table: str, as_json: bool, class_column: str, attrs: str, p
     transaction; a failed check leaves nothing behind.
     """
     result = api.nbc_publish(db, table, class_column, attrs, rho, out, precedence=precedence, replace=replace,
-                             prior=prior, r=r, synthetic=synthetic, emit_sql=emit_sql, execute=not dry_run,
-                             progress=options.progress(quiet or as_json))
+                             prior=prior, r=r, synthetic=synthetic,
+                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

@@ -51,31 +51,31 @@ as_json = click.option("--json", "as_json", is_flag=True, help="print a JSON obj
 quiet = click.option("--quiet", is_flag=True, help="no progress lines on stderr")
 report = click.option("--report", "report_file", type=OutputFile(),
                       help="also write the JSON report to FILE (- for standard output)")
-seed = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+seed = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
                     help="seed of the run's random choices (same seed, same result)")
-k = click.option("--k", required=True, type=click.IntRange(min=1), help="the anonymity threshold k >= 1")
+k = click.option("--k", required=True, type=click.IntRange(min=1), metavar="K", help="the anonymity threshold k >= 1")
 
 
 def table(help: str = "table name (name or schema.name)", required: bool = True) -> Callable[[F], F]:
-    return click.option("--table", required=required, help=help)
+    return click.option("--table", required=required, metavar="TABLE", help=help)
 
 
 def class_column(help: str = "class (label) column", required: bool = True) -> Callable[[F], F]:
-    return click.option("--class", "class_column", required=required, help=help)
+    return click.option("--class", "class_column", required=required, metavar="COLUMN", help=help)
 
 
 def qi(required: bool = True) -> Callable[[F], F]:
-    return click.option("--qi", required=required, help="comma-separated quasi-identifier columns")
+    return click.option("--qi", required=required, metavar="COLS", help="comma-separated quasi-identifier columns")
 
 
 def common(with_table: bool = True) -> Callable[[F], F]:
     """--db, --table (unless `with_table` is False) and --json: every command has them."""
-    return _compose(db, *( [table()] if with_table else []), as_json)
+    return _compose(db, *([table()] if with_table else []), as_json)
 
 
 def output(default: str, in_place: bool = True) -> Callable[[F], F]:
     """--out (default named by `default`), --in-place where the job supports it, --replace."""
-    opts = [click.option("--out", help=f"output table (default {default})")]
+    opts = [click.option("--out", metavar="TABLE", help=f"output table (default {default})")]
     if in_place:
         opts.append(click.option("--in-place", is_flag=True,
                                  help="rewrite the source table in one transaction (excludes --out)"))
@@ -89,6 +89,13 @@ emit_sql = _compose(
                  "ending with the verification queries"),
     click.option("--dry-run", is_flag=True, help="with --emit-sql: write the script, change nothing"),
 )
+
+
+def execute(dry_run: bool, emit_sql: str | None) -> bool:
+    """--dry-run only writes the --emit-sql script: a usage error without one."""
+    if dry_run and not emit_sql:
+        raise click.UsageError("--dry-run needs --emit-sql FILE (it only writes the script)")
+    return not dry_run
 
 
 def progress(quiet: bool) -> Progress | None:

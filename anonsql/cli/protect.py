@@ -54,12 +54,11 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
     source, plus <out>_changes(key, column_name, old_value, new_value) - which holds the ORIGINAL
     values: keep it private - in one transaction, re-checked by SQL before success is reported.
     """
-    if dry_run and not emit_sql:
-        raise click.UsageError("--dry-run needs --emit-sql FILE (it only writes the script)")
-    result = api.protect(db, table, key, method=method, target=target, rows=rows, cells=cells, attrs=attrs,
+    result = api.protect_table(db, table, key, method=method, target=target, rows=rows, cells=cells, attrs=attrs,
                          top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
-                         delete_rows=delete_rows, taxonomies=taxonomy, emit_sql=emit_sql, execute=not dry_run,
-                         progress=None if as_json else options.progress(quiet))
+                         delete_rows=delete_rows, taxonomies=taxonomy,
+                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                         progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

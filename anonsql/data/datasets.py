@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+
 import pandas as pd
 
-from . import sql
-from .catalog import find_table, get_table
-from .engine import Engine
-from .errors import AnonsqlError
-from .inputs import require_rows
-from .loading import LoadResult, drop_table, read_csv, write_frame
+from .. import sql, validate
+from ..catalog import drop_table, find_table, get_table
+from ..engine import Engine
+from ..errors import AnonsqlError
+from .loading import LoadReport, read_csv, write_frame
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ DATASETS: dict[str, Dataset] = {
         "adult.csv.gz", ("?",),
         "Adult as in Kameya & Hayashi Sec. 4: 8 QIs, age in 5-year bins, income; "
         "rows with a missing value removed (30,161 rows); `id` is the row's number in adult.data",
-        derive="adult_kh", row_id=True,
+        derive="data/adult_kh", row_id=True,
     ),
     "car": Dataset("car.csv.gz", (), "UCI Car Evaluation, 1,728 rows, 6 attributes + class"),
     "breast-cancer": Dataset(
@@ -40,7 +40,7 @@ DATASETS: dict[str, Dataset] = {
 }
 
 
-def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False) -> LoadResult:
+def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False) -> LoadReport:
     """Load bundled data set `name` into `table`, preprocessed in SQL when it has a `derive` step."""
     spec = DATASETS[name]
     with resources.files("anonsql._fixtures").joinpath(spec.file).open("rb") as fh:
@@ -61,5 +61,7 @@ def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False
         engine.execute(sql.render(spec.derive, engine.dialect, out=target.expr, src=staging.expr)[0])
         drop_table(engine, staging.expr)
         derived = get_table(engine, target)
-        rows = require_rows(engine, derived)
-    return LoadResult(str(derived), rows, {c.name: c.kind for c in derived.columns})
+        rows = validate.rows(engine, derived)
+        report = LoadReport(table=str(derived), rows=rows, columns={c.name: c.kind for c in derived.columns})
+        report.check("the derived table has rows", rows > 0, "common/row_count", f"{rows:,}")
+    return report

@@ -11,29 +11,39 @@ import csv
 import gzip
 import io
 import re
-from dataclasses import asdict, dataclass
-from typing import IO, Any, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any
 
 import pandas as pd
 from sqlglot import exp
 
-from . import sql
-from .catalog import find_table
-from .engine import Engine
-from .errors import AnonsqlError, first_line
+from .. import sql
+from ..catalog import drop_table, find_table
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError, first_line
+from ..report import Report
 
 _INT = re.compile(r"^[+-]?\d+$")
 _SQL_TYPES = {"integer": "BIGINT", "float": "DOUBLE", "text": "TEXT"}
 
 
-@dataclass
-class LoadResult:
-    table: str
+@dataclass(kw_only=True)
+class LoadReport(Report):
+    """A table created from a CSV or a bundled data set."""
+
     rows: int
     columns: dict[str, str]  # name -> integer | float | text
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def lines(self) -> list[str]:
+        cols = ", ".join(f"{c} ({k})" for c, k in self.columns.items())
+        return [f"loaded {self.rows:,} rows into {self.table}: {cols}"]
+
+
+def count_rows(engine: Engine, table: exp.Table) -> int:
+    """N: the rows of a table, counted by SQL (for checks)."""
+    text, params = sql.render("common/row_count", engine.dialect, tbl=table)
+    return int(engine.fetch_all(text, params)[0][0])
 
 
 def read_csv(source: str | IO[bytes], na: Sequence[str] = ()) -> pd.DataFrame:
@@ -65,9 +75,8 @@ def read_csv(source: str | IO[bytes], na: Sequence[str] = ()) -> pd.DataFrame:
 
 def _open_text(source: str | IO[bytes]) -> IO[str]:
     """A text stream over `source`, gunzipped when it starts with the gzip magic bytes."""
-    binary = open(source, "rb") if isinstance(source, str) else source
-    if not hasattr(binary, "peek"):
-        binary = io.BufferedReader(binary)
+    raw: Any = open(source, "rb") if isinstance(source, str) else source
+    binary: Any = raw if hasattr(raw, "peek") else io.BufferedReader(raw)
     if binary.peek(2)[:2] == b"\x1f\x8b":
         binary = gzip.GzipFile(fileobj=binary)
     return io.TextIOWrapper(binary, encoding="utf-8", newline="")
@@ -92,7 +101,7 @@ def column_kind(col: pd.Series) -> str:
 
 
 def write_frame(engine: Engine, frame: pd.DataFrame, table: str | sql.TableName, *,
-                replace: bool = False) -> LoadResult:
+                replace: bool = False) -> LoadReport:
     """Create `table` from `frame` (one transaction); an existing table needs `replace`."""
     ref = table if isinstance(table, sql.TableName) else sql.TableName.parse(table)
     existing = find_table(engine, ref)
@@ -114,8 +123,11 @@ def write_frame(engine: Engine, frame: pd.DataFrame, table: str | sql.TableName,
         engine.execute(create.sql(engine.dialect))
         cols_sql = ", ".join(sql.ident(c).sql(engine.dialect) for c in frame.columns)
         engine.insert_rows(ref.expr.sql(engine.dialect), cols_sql, frame)
-    return LoadResult(str(ref), len(frame), kinds)
+        report = LoadReport(table=str(ref), rows=len(frame), columns=kinds)
+        written = count_rows(engine, ref.expr)
+        report.check("every row read is in the table", written == len(frame), "common/row_count",
+                     f"{written:,} of {len(frame):,}")
+        if not report.ok:
+            raise VerificationError(report.checks)
+    return report
 
-
-def drop_table(engine: Engine, table: exp.Table) -> None:
-    engine.execute(*sql.render("drop_table", engine.dialect, tbl=table))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
 
-from . import sql
-from .catalog import Table
-from .engine import Engine
-from .stats import class_counts
+from .. import sql
+from ..catalog import Table
+from ..engine import Engine
+from ..report import Report
+from ..stats import class_counts
 
 SMALL_CLASS_THRESHOLDS = (2, 5, 10, 20, 50, 100)
 
@@ -21,9 +23,12 @@ class ColumnProfile:
     nulls: int
 
 
-@dataclass
-class Profile:
-    table: str
+@dataclass(kw_only=True)
+class ProfileReport(Report):
+    """What a steward looks at first; it promises nothing, so it proves nothing."""
+
+    PROVES: ClassVar[bool] = False
+
     rows: int
     columns: list[ColumnProfile]
     qi: list[str] = field(default_factory=list)
@@ -33,23 +38,37 @@ class Profile:
     class_column: str | None = None
     class_distribution: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def lines(self) -> list[str]:
+        lines = [f"table {self.table}: {self.rows:,} rows, {len(self.columns)} columns", ""]
+        width = max(len(c.name) for c in self.columns)
+        lines.append(f"  {'column':<{width}}  {'type':<9} {'distinct':>9} {'nulls':>9}")
+        lines += [f"  {c.name:<{width}}  {c.type:<9} {c.distinct:>9,} {c.nulls:>9,}" for c in self.columns]
+        if self.qi:
+            lines += ["", f"quasi-identifiers: {', '.join(self.qi)}",
+                      f"  current k (the smallest equivalence class): {self.k}",
+                      f"  equivalence classes: {self.equivalence_classes:,}"]
+            lines += [f"  rows in classes smaller than {t}: {n:,} ({n / self.rows:.1%})"
+                      for t, n in self.rows_in_classes_smaller_than.items()]
+        if self.class_column:
+            lines += ["", f"class {self.class_column}:"]
+            lines += [f"  {v}: {n:,} ({n / self.rows:.1%})" for v, n in self.class_distribution.items()]
+        return lines
 
 
-def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (), class_col: str | None = None) -> Profile:
+def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (),
+                  class_column: str | None = None) -> ProfileReport:
     """Profile `table` (already validated, `rows` > 0) in three scans at most."""
     names = table.column_names
-    text, params = sql.render("column_profile", engine.dialect, tbl=table.expr, col=sql.columns(names))
+    text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(names))
     stats = engine.fetch_all(text, params)[0]
     m = len(names)
     columns = [
         ColumnProfile(name, table.columns[j].kind, int(stats[1 + j]), int(stats[1 + m + j]))
         for j, name in enumerate(names)
     ]
-    result = Profile(str(table), rows, columns)
+    result = ProfileReport(table=str(table), rows=rows, columns=columns)
     if qi:
-        text, params = sql.render("class_size_histogram", engine.dialect, tbl=table.expr, qi=sql.columns(qi))
+        text, params = sql.render("data/class_size_histogram", engine.dialect, tbl=table.expr, qi=sql.columns(qi))
         histogram = [(int(size), int(n)) for size, n in engine.fetch_all(text, params)]
         result.qi = list(qi)
         result.k = min(size for size, _ in histogram)
@@ -57,8 +76,8 @@ def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (
         result.rows_in_classes_smaller_than = {
             t: sum(size * n for size, n in histogram if size < t) for t in SMALL_CLASS_THRESHOLDS
         }
-    if class_col:
-        counts = class_counts(engine, table, class_col)
-        result.class_column = class_col
+    if class_column:
+        counts = class_counts(engine, table, class_column)
+        result.class_column = class_column
         result.class_distribution = {str(v): int(n) for v, n in zip(counts.values, counts.counts)}
     return result
