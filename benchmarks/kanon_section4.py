@@ -45,7 +45,7 @@ def main() -> None:
         for cost in COSTS:
             for seed in range(args.seeds):
                 r = anonsql.k_anonymize(eng, "adult", KH_QI, KH_CLASS, k, cost=cost, seed=seed, out="anon", replace=True)
-                ev = anonsql.evaluate(eng, "adult", "anon", KH_QI, KH_CLASS, folds=10, seed=0, classifiers=classifiers)
+                ev = anonsql.evaluate_classifiers(eng, "adult", "anon", KH_QI, KH_CLASS, folds=10, seed=0, classifiers=classifiers)
                 baseline = {c: v.baseline_error for c, v in ev.classifiers.items()}
                 row = {"k": k, "cost": cost, "seed": seed, "suppressed_ratio": r.suppressed_ratio,
                        "kl_divergence": r.kl_divergence, "iterations": r.iterations,

@@ -400,11 +400,11 @@ def test_emitted_scripts_run_on_duckdb_and_end_with_the_check(tmp_path):
                        ("items", {"id": [1, 1, 2], "word": ["x", "y", "y"]})):
         write_frame(eng, pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in data.items()}).convert_dtypes(), name)
     runs = {"pub": lambda path: api.select_features(eng, "toy", "cls", 2, key="id", method="hamdist", mode="skip",
-                                                    out="pub", emit_sql=path, dry_run=True),
+                                                    out="pub", emit_sql=path, execute=False),
             "bin": lambda path: api.binarize(eng, "toy", str(tmp_path / "spec.toml"), "bin", key="id",
-                                             emit_sql=path, dry_run=True),
+                                             emit_sql=path, execute=False),
             "long": lambda path: api.select_features(eng, "people", "cls", 1, items="items", key="id",
-                                                     item_column="word", out="long", emit_sql=path, dry_run=True)}
+                                                     item_column="word", out="long", emit_sql=path, execute=False)}
     (tmp_path / "spec.toml").write_text(SPEC_TOY)
     scripts = {}
     for out, run in runs.items():

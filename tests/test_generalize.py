@@ -263,7 +263,7 @@ def test_every_method_leaves_no_cell_predicted(method):
 # ---- the protect job with the -g methods, on both engines ----------------------------------
 
 from anonsql import catalog  # noqa: E402
-from anonsql.api import protect as protect_table  # noqa: E402
+from anonsql.api import protect_table  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
 from anonsql.protect.store import load_taxonomy  # noqa: E402
 

@@ -217,7 +217,7 @@ def test_coin_flip_only_for_binary_targets():
 
 # --- the job on both engines ---------------------------------------------------------------
 
-from anonsql.api import protect as protect_table  # noqa: E402
+from anonsql.api import protect_table  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
 
 from .conftest import table_rows  # noqa: E402

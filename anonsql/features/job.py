@@ -130,7 +130,7 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
                     key: str | None = None, attrs: Sequence[str] = (), method: str = "distcnt",
                     privacy: str = "ac", mode: str = "stop", top_r: int = 20, out: str | None = None,
                     materialize: bool = False, replace: bool = False, emit_sql: str | None = None,
-                    dry_run: bool = False, progress: Progress | None = None, label: str | None = None,
+                    execute: bool = True, progress: Progress | None = None, label: str | None = None,
                     before: Sequence[rewrite.Step] = (), after: Sequence[rewrite.Step] = ()) -> FeaturesReport:
     """Check the table (one AnonsqlError, nothing written) and run the job; `method`, `privacy`,
     `mode`, `k` and `top_r` are validated by anonsql.api. `before`/`after` are steps the caller
@@ -169,7 +169,7 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
         rewrite.publish_step(source, target, chosen, cls, materialize)]
     script = (rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k, chosen,
                                       rows) if emit_sql else None)
-    if _dry_run(report, script, emit_sql, dry_run):
+    if _dry_run(report, script, emit_sql, execute):
         return report
     with engine.transaction():
         with report.timed("write"):
@@ -235,7 +235,7 @@ def ac(engine: Engine, table: str, *, class_column: str | None = None, key: str 
 
 
 def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, *, keep: Sequence[str] = (),
-             replace: bool = False, emit_sql: str | None = None, dry_run: bool = False) -> BinarizeReport:
+             replace: bool = False, emit_sql: str | None = None, execute: bool = True) -> BinarizeReport:
     """A new table with the `keep` columns (key, class) and one 0/1 column per rule, in SQL."""
     source = get_table(engine, table)
     rows = validate.rows(engine, source)
@@ -249,7 +249,7 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
     names = [r.name for r in rules]
     report = BinarizeReport(table=str(source), out=str(target), rows=rows, columns=names)
     script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows) if emit_sql else None
-    if _dry_run(report, script, emit_sql, dry_run):
+    if _dry_run(report, script, emit_sql, execute):
         return report
     with engine.transaction():
         with report.timed("write"):
@@ -265,13 +265,13 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
     return report
 
 
-def _dry_run(report: Report, script: Script | None, emit_sql: str | None, dry_run: bool) -> bool:
-    """With `dry_run`, write the script and note that nothing changed; True when the job stops here."""
-    if dry_run:
+def _dry_run(report: Report, script: Script | None, emit_sql: str | None, execute: bool) -> bool:
+    """A dry run (not `execute`) writes the script and notes that nothing changed; True when it stops here."""
+    if not execute:
         _save(script, emit_sql)
         where = "on standard output" if emit_sql == "-" else f"in {emit_sql}"
         report.notes.append(f"dry run: the script is {where}; nothing in the database changed")
-    return dry_run
+    return not execute
 
 
 def _save(script: Script | None, emit_sql: str | None) -> None:

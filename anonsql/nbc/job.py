@@ -327,8 +327,7 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     ratio = _method(rho, r, prior)
     if not out or not str(out).strip():
         raise AnonsqlError("--out is required: the published tables are <out>_class and <out>_attr")
-    if not execute and not emit_sql:
-        raise AnonsqlError("--dry-run needs --emit-sql FILE (it only writes the script)")
+    validate.dry_run(execute, emit_sql)
     tab, v = _prepare(engine, table, class_column, attrs, precedence, say)
     weights = None if prior is None else parse_prior(prior, v.classes)
     names = rewrite.names(out, synthetic)
