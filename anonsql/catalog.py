@@ -7,8 +7,8 @@ names are user errors that list what exists.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from sqlglot import exp
 
@@ -90,7 +90,7 @@ def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
     """The table `name` refers to, or None when there is none."""
     ref = name if isinstance(name, sql.TableName) else sql.TableName.parse(name)
     text, params = sql.render(
-        "table_columns", engine.dialect, table_name=ref.name, schema_name=ref.schema
+        "common/table_columns", engine.dialect, table_name=ref.name, schema_name=ref.schema
     )
     rows = engine.fetch_all(text, params)
     tables = {(r[0], r[1]) for r in rows}
@@ -134,3 +134,8 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
     if existing is not None and not replace:
         raise AnonsqlError(f"output table {existing} already exists (use --replace to overwrite it)")
     return ref, existing
+
+
+def drop_table(engine: Engine, table: exp.Table) -> None:
+    """Drop a table (the caller holds the transaction that makes it safe)."""
+    engine.execute(*sql.render("common/drop_table", engine.dialect, tbl=table))

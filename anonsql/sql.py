@@ -1,7 +1,9 @@
-"""The SQL layer: loads sql/<name>.sql, binds names through sqlglot, renders per dialect.
+"""The SQL layer: loads sql/<job>/<name>.sql, binds names through sqlglot, renders per dialect.
 
 Every query anonsql runs lives in sql/ as one DuckDB-dialect statement with `$name`
-placeholders. `render()` fills them in two ways, decided by the bound Python value:
+placeholders, filed by the job that owns it (`sql/kanon/…`) or under `sql/common/` when
+several jobs share it; it is addressed as "kanon/apply_suppression". `render()` fills the
+placeholders in three ways, decided by the bound Python value:
 
 * a sqlglot expression (from `ident`, `column`, `TableName.expr`, ...) replaces the
   placeholder in the syntax tree, so a user-supplied name is always a quoted identifier
@@ -19,10 +21,11 @@ must not contain a literal `%`: psycopg would read it as a parameter marker.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import sqlglot
@@ -67,7 +70,7 @@ class TableName:
     schema: str | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "TableName":
+    def parse(cls, text: str) -> TableName:
         """Split on dots outside double quotes; `"a.b"` is one name, `""` an escaped quote."""
         parts, buf, quoted, i = [], [], False, 0
         while i < len(text):
@@ -97,8 +100,8 @@ class TableName:
         return f"{self.schema}.{self.name}" if self.schema else self.name
 
 
-@lru_cache(maxsize=None)
-def _parse(name: str) -> exp.Expression:
+@cache
+def _parse(name: str) -> exp.Expr:
     try:
         text = resources.files("anonsql._sql").joinpath(f"{name}.sql").read_text()
     except FileNotFoundError:
@@ -106,7 +109,7 @@ def _parse(name: str) -> exp.Expression:
     return sqlglot.parse_one(text, read=SOURCE_DIALECT)
 
 
-def template(name: str) -> exp.Expression:
+def template(name: str) -> exp.Expr:
     """The parsed statement of sql/<name>.sql (a fresh copy, safe to modify)."""
     return _parse(name).copy()
 
@@ -116,8 +119,19 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     return bind(template(name), dialect, bindings)
 
 
-def bind(tree: exp.Expression, dialect: str, bindings: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Bind placeholders of a parsed statement (see module docstring) and generate SQL."""
+def readable(name: str, dialect: str, **bindings: Any) -> str:
+    """sql/<name>.sql bound with its values written as literals and pretty-printed: the form
+    of a statement in a script a person reviews and runs (`--emit-sql`), never executed by us."""
+    text, _ = bind(template(name), dialect, bindings, inline=True)
+    return text
+
+
+def bind(tree: exp.Expr, dialect: str, bindings: Mapping[str, Any], *,
+         inline: bool = False) -> tuple[str, dict[str, Any]]:
+    """Bind placeholders of a parsed statement (see module docstring) and generate SQL.
+
+    With `inline`, values become SQL literals (for reviewable scripts) and the text is pretty.
+    """
     tree = _expand_lists(tree, bindings)
     params: dict[str, Any] = {}
     for ph in list(tree.find_all(exp.Placeholder)):
@@ -125,14 +139,16 @@ def bind(tree: exp.Expression, dialect: str, bindings: Mapping[str, Any]) -> tup
         if key not in bindings:
             raise KeyError(f"placeholder ${key} is not bound")
         value = bindings[key]
-        if isinstance(value, exp.Expression):
+        if isinstance(value, exp.Expr):
             _substitute(ph, value)
+        elif inline:
+            ph.replace(exp.convert(plain(value)))
         else:
-            params[key] = _python_value(value)
-    return tree.sql(dialect=dialect), params
+            params[key] = plain(value)
+    return tree.sql(dialect=dialect, pretty=inline), params
 
 
-def _expand_lists(tree: exp.Expression, bindings: Mapping[str, Any]) -> exp.Expression:
+def _expand_lists(tree: exp.Expr, bindings: Mapping[str, Any]) -> exp.Expr:
     is_list = {k for k, v in bindings.items() if isinstance(v, (list, tuple))}
     while True:
         ph = next((p for p in tree.find_all(exp.Placeholder) if p.name in is_list), None)
@@ -156,12 +172,14 @@ def _expand_lists(tree: exp.Expression, bindings: Mapping[str, Any]) -> exp.Expr
                 item.set("alias", exp.to_identifier(f"{item.alias}_{i}"))
             copies.append(item)
         parent, key = unit.parent, unit.arg_key
+        if parent is None or key is None:
+            raise ValueError(f"list binding ${ph.name} has no clause to repeat in")
         items = list(parent.args[key])
         pos = next(i for i, node in enumerate(items) if node is unit)
         parent.set(key, items[:pos] + copies + items[pos + 1 :])
 
 
-def fragment(name: str, **bindings: Any) -> exp.Expression:
+def fragment(name: str, **bindings: Any) -> exp.Expr:
     """The single select expression of sql/<name>.sql, bound, to embed in another query."""
     tree = _expand_lists(template(name), bindings)
     for ph in list(tree.find_all(exp.Placeholder)):
@@ -169,12 +187,12 @@ def fragment(name: str, **bindings: Any) -> exp.Expression:
     return tree.expressions[0]
 
 
-def group_key(cols: Sequence[exp.Expression]) -> exp.Expression:
+def group_key(cols: Sequence[exp.Expr]) -> exp.Expr:
     """The NULL-safe group key of sql/group_key.sql over `cols`."""
-    return fragment("group_key", col=list(cols))
+    return fragment("common/group_key", col=list(cols))
 
 
-def _substitute(ph: exp.Placeholder, value: exp.Expression) -> None:
+def _substitute(ph: exp.Placeholder, value: exp.Expr) -> None:
     """Put `value` where the placeholder stands, fitting it to the surrounding node."""
     parent = ph.parent
     if isinstance(value, exp.Table) and isinstance(parent, exp.Table):
@@ -186,7 +204,7 @@ def _substitute(ph: exp.Placeholder, value: exp.Expression) -> None:
         ph.replace(value.copy())
 
 
-def _clause_item(node: exp.Expression) -> exp.Expression:
+def _clause_item(node: exp.Expr) -> exp.Expr:
     """The nearest ancestor-or-self that is an item of a clause list (select, group, order...)."""
     start = node
     while node.parent is not None:
@@ -196,6 +214,6 @@ def _clause_item(node: exp.Expression) -> exp.Expression:
     raise ValueError(f"list binding ${start.name} is not inside a select, group or order list")
 
 
-def _python_value(value: Any) -> Any:
-    """Plain Python scalars for the drivers (numpy scalars are not adapted by psycopg)."""
+def plain(value: Any) -> Any:
+    """A Python scalar for a driver or a literal (numpy scalars are not adapted by psycopg)."""
     return value.item() if isinstance(value, np.generic) else value

@@ -6,8 +6,8 @@ Values are coded per column: codes 0..|V_j|-1 index the sorted distinct non-NULL
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -66,8 +66,8 @@ class AttrClassCounts:
     class_values: np.ndarray
 
 
-def class_counts(engine: Engine, table: Table, class_col: str) -> ClassCounts:
-    text, params = sql.render("class_counts", engine.dialect, tbl=table.expr, cls=sql.column(class_col))
+def class_counts(engine: Engine, table: Table, class_column: str) -> ClassCounts:
+    text, params = sql.render("common/class_counts", engine.dialect, tbl=table.expr, cls=sql.column(class_column))
     df = engine.fetch_df(text, params)
     codes, values = encode(df["class_value"])
     order = np.argsort(np.where(codes < 0, len(values), codes), kind="stable")
@@ -76,11 +76,11 @@ def class_counts(engine: Engine, table: Table, class_col: str) -> ClassCounts:
     return ClassCounts(labels, counts)
 
 
-def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_col: str) -> QIClassCounts:
+def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -> QIClassCounts:
     """N(y, c) in one GROUP BY; the arrays are sorted by (class, y) for a canonical order."""
     text, params = sql.render(
-        "qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_col),
-        group_key=sql.group_key(sql.columns([*qi, class_col])),
+        "common/qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_column),
+        group_key=sql.group_key(sql.columns([*qi, class_column])),
     )
     df = engine.fetch_df(text, params)
     encoded = [encode(df.iloc[:, j]) for j in range(len(qi))]
@@ -94,12 +94,11 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_col: 
     )
 
 
-def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_col: str) -> AttrClassCounts:
+def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_column: str) -> AttrClassCounts:
     """N(x_j, c) for all attributes in one GROUPING SETS query (one scan, not one per j)."""
     m = len(attrs)
-    text, params = sql.render(
-        "attr_class_counts", engine.dialect, tbl=table.expr, attr=sql.columns(attrs), cls=sql.column(class_col)
-    )
+    text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
+                              cls=sql.column(class_column))
     df = engine.fetch_df(text, params)
     classes, class_values = encode(df.iloc[:, 2 * m])
     n = df["n"].to_numpy(np.int64)

@@ -12,7 +12,7 @@ from .conftest import table_rows
 
 def test_dialect_and_bound_parameters(engine, make_table):
     make_table("t", {"a": [1, 2, 3]})
-    text, params = sql.render("violations_summary", engine.dialect, tbl=catalog.get_table(engine, "t").expr,
+    text, params = sql.render("common/violations_summary", engine.dialect, tbl=catalog.get_table(engine, "t").expr,
                               qi=sql.columns(["a"]), k=2)
     assert engine.dialect in ("duckdb", "postgres")
     assert engine.fetch_all(text, params) == [(3, 3)]

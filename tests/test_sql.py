@@ -11,7 +11,7 @@ AWKWARD = ["select", "Marital Status", 'a"b', "x\"; DROP TABLE t; --"]
 @pytest.mark.parametrize("dialect", ["duckdb", "postgres"])
 def test_awkward_names_are_quoted_identifiers(dialect):
     text, params = sql.render(
-        "violating_groups", dialect, tbl=sql.TableName("my table", "my schema").expr,
+        "common/violating_groups", dialect, tbl=sql.TableName("my table", "my schema").expr,
         qi=sql.columns(AWKWARD), k=3, max_groups=5,
     )
     assert '"select"' in text and '"Marital Status"' in text and '"a""b"' in text
@@ -22,27 +22,27 @@ def test_awkward_names_are_quoted_identifiers(dialect):
 
 
 def test_value_placeholders_follow_the_dialect():
-    text, params = sql.render("violations_summary", "postgres", tbl=sql.TableName("t").expr,
+    text, params = sql.render("common/violations_summary", "postgres", tbl=sql.TableName("t").expr,
                               qi=sql.columns(["a"]), k=2)
     assert "%(k)s" in text and params == {"k": 2}
-    text, _ = sql.render("violations_summary", "duckdb", tbl=sql.TableName("t").expr, qi=sql.columns(["a"]), k=2)
+    text, _ = sql.render("common/violations_summary", "duckdb", tbl=sql.TableName("t").expr, qi=sql.columns(["a"]), k=2)
     assert "$k" in text
 
 
 def test_list_binding_repeats_the_clause_item():
-    text, _ = sql.render("attr_class_counts", "duckdb", tbl=sql.TableName("t").expr,
+    text, _ = sql.render("common/attr_class_counts", "duckdb", tbl=sql.TableName("t").expr,
                          attr=sql.columns(["a", "b"]), cls=sql.column("c"))
     assert 'GROUPING("a") AS g_0, GROUPING("b") AS g_1, "a", "b", "c"' in text
     assert 'GROUPING SETS (("a", "c"), ("b", "c"))' in text
-    text, _ = sql.render("column_profile", "duckdb", tbl=sql.TableName("t").expr, col=sql.columns(["a", "b"]))
+    text, _ = sql.render("common/column_profile", "duckdb", tbl=sql.TableName("t").expr, col=sql.columns(["a", "b"]))
     assert 'COUNT(DISTINCT "a") AS n_distinct_0, COUNT(DISTINCT "b") AS n_distinct_1' in text
 
 
 def test_unbound_placeholder_and_empty_list_are_errors():
     with pytest.raises(KeyError):
-        sql.render("row_count", "duckdb")
+        sql.render("common/row_count", "duckdb")
     with pytest.raises(ValueError):
-        sql.render("class_size_histogram", "duckdb", tbl=sql.TableName("t").expr, qi=[])
+        sql.render("data/class_size_histogram", "duckdb", tbl=sql.TableName("t").expr, qi=[])
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 import pandas as pd
 import pyarrow as pa

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 
-from ..errors import AnonsqlError, DatabaseError, first_line
+from ..errors import AnonsqlError, DatabaseError, first_line, redact
 
 
 class PostgresEngine:
@@ -29,7 +29,7 @@ class PostgresEngine:
             self._con = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except (psycopg.Error, ValueError) as exc:
             message = f"cannot connect to PostgreSQL at {url}: {first_line(exc)}"
-            raise AnonsqlError(_redact(message)) from None
+            raise AnonsqlError(redact(message)) from None
         self.url = url
         # JIT compiles our GROUP BY / GROUPING SETS scans at ~0.6 s each when the planner
         # overestimates them (fresh tables, no statistics) and never paid back on 1M rows.
@@ -79,7 +79,3 @@ class PostgresEngine:
     def close(self) -> None:
         self._con.close()
 
-
-def _redact(url: str) -> str:
-    """Text with any URL password masked (drivers echo the URL in their messages)."""
-    return re.sub(r"(://[^/@:]*:)[^@/]*@", r"\1***@", url)

@@ -1,0 +1,10 @@
+"""The `anonsql` command: click commands, one module per method, thin over anonsql.api."""
+
+from . import data, evaluate, features, kanon, nbc, protect
+from .app import cli, main
+
+for _module in (data, kanon, evaluate, nbc, protect, features):
+    for _command in _module.COMMANDS:
+        cli.add_command(_command)
+
+__all__ = ["cli", "main"]
