@@ -40,3 +40,19 @@ def test_adult_values_are_trimmed(db, engine):
     assert table_rows(engine, "adult")[0][1] in {"Private", "Self-emp-not-inc", "State-gov", "Local-gov",
                                                 "Federal-gov", "Self-emp-inc", "Without-pay", "Never-worked", None}
     assert engine.fetch_all("SELECT COUNT(*) FROM \"adult\" WHERE workclass LIKE ' %'") == [(0,)]
+
+
+@pytest.mark.parametrize("name", ["car", "adult-kh"])
+def test_a_wrong_row_count_fails_the_load_and_leaves_nothing(db, engine, monkeypatch, name):
+    """The published size is re-checked by SQL inside the load's transaction (plain and derived)."""
+    import dataclasses
+
+    from anonsql.data import datasets
+
+    monkeypatch.setitem(datasets.DATASETS, name, dataclasses.replace(datasets.DATASETS[name], rows=5))
+    with pytest.raises(anonsql.VerificationError, match="the published number of rows"):
+        anonsql.load_dataset(db, name, "loaded")
+    assert catalog.find_table(engine, "loaded") is None and catalog.find_table(engine, "loaded__raw") is None
+    report = anonsql.load_dataset(db, "breast-cancer", "bc")
+    assert report.ok and [c.name for c in report.checks] == ["every row read is in the table",
+                                                             "the published number of rows"]

@@ -7,11 +7,11 @@ from importlib import resources
 
 import pandas as pd
 
-from .. import sql, validate
+from .. import sql
 from ..catalog import drop_table, find_table, get_table
 from ..engine import Engine
-from ..errors import AnonsqlError
-from .loading import LoadReport, read_csv, write_frame
+from ..errors import AnonsqlError, VerificationError
+from .loading import LoadReport, count_rows, read_csv, write_frame
 
 
 @dataclass(frozen=True)
@@ -19,23 +19,24 @@ class Dataset:
     file: str
     na: tuple[str, ...]
     description: str
+    rows: int  # the published size (fixtures/README.md), re-checked by SQL after loading
     derive: str | None = None  # sql/<derive>.sql turns the raw table into the published form
     row_id: bool = False  # add `id`, the row's number in the file, so derived rows stay traceable
 
 
 DATASETS: dict[str, Dataset] = {
-    "adult": Dataset("adult.csv.gz", ("?",), "UCI Adult, 32,560 rows x 15 columns, '?' as NULL"),
-    "adult-test": Dataset("adult_test.csv.gz", ("?",), "UCI Adult test split, 16,281 rows (labels end in '.')"),
+    "adult": Dataset("adult.csv.gz", ("?",), "UCI Adult, 32,560 rows x 15 columns, '?' as NULL", 32_560),
+    "adult-test": Dataset("adult_test.csv.gz", ("?",), "UCI Adult test split, 16,281 rows (labels end in '.')", 16_281),
     "adult-kh": Dataset(
         "adult.csv.gz", ("?",),
         "Adult as in Kameya & Hayashi Sec. 4: 8 QIs, age in 5-year bins, income; "
-        "rows with a missing value removed (30,161 rows); `id` is the row's number in adult.data",
+        "rows with a missing value removed (30,161 rows); `id` is the row's number in adult.data", 30_161,
         derive="data/adult_kh", row_id=True,
     ),
-    "car": Dataset("car.csv.gz", (), "UCI Car Evaluation, 1,728 rows, 6 attributes + class"),
+    "car": Dataset("car.csv.gz", (), "UCI Car Evaluation, 1,728 rows, 6 attributes + class", 1_728),
     "breast-cancer": Dataset(
         "breast_cancer_wisconsin.csv.gz", ("?",),
-        "UCI Breast Cancer Wisconsin (original), 699 rows, id + 9 attributes + class (2/4)",
+        "UCI Breast Cancer Wisconsin (original), 699 rows, id + 9 attributes + class (2/4)", 699,
     ),
 }
 
@@ -48,7 +49,8 @@ def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False
     if spec.row_id:
         frame.insert(0, "id", pd.array(range(1, len(frame) + 1), dtype="Int64"))
     if spec.derive is None:
-        return write_frame(engine, frame, table, replace=replace)
+        with engine.transaction():
+            return _published_size(write_frame(engine, frame, table, replace=replace), spec)
     target = sql.TableName.parse(table)
     staging = sql.TableName(f"{target.name}__raw", target.schema)
     with engine.transaction():
@@ -61,7 +63,15 @@ def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False
         engine.execute(sql.render(spec.derive, engine.dialect, out=target.expr, src=staging.expr)[0])
         drop_table(engine, staging.expr)
         derived = get_table(engine, target)
-        rows = validate.rows(engine, derived)
+        rows = count_rows(engine, derived.expr)
         report = LoadReport(table=str(derived), rows=rows, columns={c.name: c.kind for c in derived.columns})
-        report.check("the derived table has rows", rows > 0, "common/row_count", f"{rows:,}")
+        return _published_size(report, spec)
+
+
+def _published_size(report: LoadReport, spec: Dataset) -> LoadReport:
+    """The loaded table must have the data set's published row count (inside the load's transaction)."""
+    report.check("the published number of rows", report.rows == spec.rows, "common/row_count",
+                 f"{report.rows:,} of {spec.rows:,}")
+    if not report.ok:
+        raise VerificationError(report.checks)
     return report
