@@ -7,6 +7,7 @@ rule holds for a closed output pipe (`anonsql … | head`) and for Ctrl-C.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -53,11 +54,8 @@ class Group(click.Group):
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so Python's final flush does not fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    with contextlib.suppress(OSError, ValueError):  # best effort: stdout may have no file descriptor
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
