@@ -15,8 +15,8 @@ placeholders in three ways, decided by the bound Python value:
 * anything else is a value: the placeholder stays a bound parameter (`$k` on DuckDB,
   `%(k)s` on PostgreSQL) and the value travels in the params dict.
 
-The tree is then generated in the engine's dialect (transpiled by sqlglot). SQL files
-must not contain a literal `%`: psycopg would read it as a parameter marker.
+The tree is then generated in the engine's dialect (transpiled by sqlglot). A `%` in a name
+or a literal is safe: the PostgreSQL engine doubles every `%` that is not a parameter marker.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -38,7 +39,7 @@ class PostgresEngine:
     def _cursor_run(self, sql: str, params: Mapping[str, Any] | None):
         cur = self._con.cursor()
         try:
-            cur.execute(sql, dict(params) if params else None)
+            cur.execute(*with_params(sql, params))
         except self._psycopg.Error as exc:
             cur.close()
             raise DatabaseError(first_line(exc), sql) from exc
@@ -79,3 +80,18 @@ class PostgresEngine:
     def close(self) -> None:
         self._con.close()
 
+
+
+def with_params(sql: str, params: Mapping[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """The text and parameters psycopg expects: with parameters, every `%` that is not one of
+    our `%(name)s` markers is doubled, so a table or column named `100%` stays a name.
+
+    >>> with_params('SELECT "a%b" FROM t WHERE x = %(k)s', {"k": 1})
+    ('SELECT "a%%b" FROM t WHERE x = %(k)s', {'k': 1})
+    >>> with_params('SELECT "a%b"', None)
+    ('SELECT "a%b"', None)
+    """
+    if not params:
+        return sql, None  # psycopg reads no markers in a statement sent without parameters
+    markers = "|".join(re.escape(k) for k in params)
+    return re.sub(rf"%(?!\((?:{markers})\)s)", "%%", sql), dict(params)
