@@ -22,6 +22,7 @@ from .evaluate import evaluate as _evaluate
 from .features import job as _features_job
 from .features.job import AcReport, BinarizeReport, FeaturesReport
 from .features.spec import parse_spec as parse_binary_spec
+from .files import read_text
 from .kanon import COSTS, NEEDS_POSITIVE_ALPHA
 from .kanon import job as _kanon_job
 from .kanon.job import KanonReport
@@ -213,11 +214,7 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
     """Copy `table` to `out` as the 0/1 columns a TOML spec derives (plus key and class), in SQL.
     `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
     validate.dry_run(execute, emit_sql)
-    try:
-        text = Path(spec).read_text()
-    except OSError as exc:
-        raise AnonsqlError(f"cannot read spec file {spec}: {exc.strerror}") from None
-    rules = parse_binary_spec(text, spec)
+    rules = parse_binary_spec(read_text(spec, "spec file"), spec)
     with _open(db) as engine:
         return _features_job.binarize(engine, table, rules, out, keep=[c for c in (key, class_column) if c],
                                       replace=replace, emit_sql=emit_sql, execute=execute)

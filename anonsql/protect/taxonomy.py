@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AnonsqlError
+from ..files import read_text
 
 
 @dataclass(frozen=True)
@@ -108,10 +109,7 @@ class Taxonomy:
         """Read a .toml or .json file holding the nested form (TOML: `[Any]`, `Low = [1, 2]`,
         `[Any.Mid-High]` ...)."""
         path = Path(path)
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise AnonsqlError(f"cannot read taxonomy file {path}: {exc.strerror}") from None
+        text = read_text(path, "taxonomy file")
         suffix = path.suffix.lower()
         try:
             if suffix == ".toml":
