@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -69,12 +71,13 @@ class Report:
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
-        """Record the wall time of a stage in `seconds[stage]`."""
+        """Record the wall time of a stage in `seconds[stage]` (and honour the fault hook)."""
         start = time.perf_counter()
         try:
             yield
         finally:
             self.seconds[stage] = time.perf_counter() - start
+        _fault_hook(stage)
 
     def check(self, name: str, passed: bool, query: str, detail: str = "") -> Check:
         """Record the outcome of one independent check."""
@@ -108,6 +111,17 @@ class Report:
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
         return "\n".join(lines)
+
+
+#: Fault injection for the crash tests: with ANONSQL_KILL_AFTER=<stage> in the environment the
+#: process kills itself (SIGKILL: no cleanup, no rollback by Python) right after that stage of a
+#: job, so a test can prove the database keeps the source intact at every moment of a run.
+KILL_AFTER = "ANONSQL_KILL_AFTER"
+
+
+def _fault_hook(stage: str) -> None:
+    if os.environ.get(KILL_AFTER) == stage:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _plain(value: Any) -> Any:
