@@ -98,6 +98,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                             minimum=None if positive else 0, above=0 if positive else None)
     seed = validate.seed(seed)
     validate.dry_run(execute, emit_sql)
+    validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
         tab = get_table(engine, table)
         qi_cols = validate.quasi_identifiers(tab, qi)
@@ -155,6 +156,7 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
     counts, NBC-equivalent to the table's, checked by SQL in the same transaction; with
     `synthetic` also <out>_rows, a table whose NBC views equal the published counts.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
+    validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
         return _nbc_job.run_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
                                     replace=replace, prior=prior, r=r, synthetic=synthetic, emit_sql=emit_sql,
@@ -197,6 +199,7 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     top_k = validate.integer(top_k, "top_k", minimum=2)
     seed = validate.seed(seed)
     validate.dry_run(execute, emit_sql)
+    validate.output_file(emit_sql, "--emit-sql")
     if isinstance(cells, str):
         cells = read_cells_csv(cells)
     with _open(db) as engine:
@@ -214,6 +217,7 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
     """Copy `table` to `out` as the 0/1 columns a TOML spec derives (plus key and class), in SQL.
     `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
     validate.dry_run(execute, emit_sql)
+    validate.output_file(emit_sql, "--emit-sql")
     rules = parse_binary_spec(read_text(spec, "spec file"), spec)
     with _open(db) as engine:
         return _features_job.binarize(engine, table, rules, out, keep=[c for c in (key, class_column) if c],
@@ -238,6 +242,7 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
     if method == "maximal" and privacy != "ac":
         raise AnonsqlError("--method maximal mines k-AC feature sets (Lemma 3); --privacy kanon does not apply")
     validate.dry_run(execute, emit_sql)
+    validate.output_file(emit_sql, "--emit-sql")
     opts: dict[str, Any] = dict(attrs=validate.names(attrs), method=method, privacy=privacy, mode=mode, top_r=top_r,
                 replace=replace, emit_sql=emit_sql, execute=execute, progress=progress)
     with _open(db) as engine:

@@ -13,6 +13,7 @@ impossible arrays, but never re-validate user input.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 
 from . import sql
@@ -107,3 +108,18 @@ def dry_run(execute: bool, emit_sql: str | None) -> None:
     """A dry run (execute=False, CLI --dry-run) only writes the script, so it needs one."""
     if not execute and not emit_sql:
         raise AnonsqlError("a dry run needs --emit-sql FILE (it only writes the script)")
+
+
+def output_file(path: str | None, what: str) -> str | None:
+    """A file a job will write (`-` = standard output), checked before any work: its folder must
+    exist and be writable, and it must not be a folder. None passes (no file asked for)."""
+    if path is None or path == "-":
+        return path
+    if os.path.isdir(path):
+        raise AnonsqlError(f"{what} {path} is a directory, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise AnonsqlError(f"{what} {path}: folder {folder} does not exist")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise AnonsqlError(f"{what} {path} is not writable")
+    return path

@@ -113,3 +113,24 @@ def test_bad_input_exits_2_with_one_line_and_changes_nothing(capsys, db, engine,
     assert "Traceback" not in err and "--quiet" not in argv, err  # any earlier lines are progress
     assert _snapshot(engine) == before
     assert catalog.find_table(engine, "b") is None and catalog.find_table(engine, "p_class") is None
+
+
+@pytest.mark.parametrize("call", ["kanon", "protect", "features", "binarize", "nbc"])
+def test_api_checks_the_script_path_before_any_work(db, engine, tables, tmp_path, call):
+    """A bad --emit-sql path fails up front through the API too, not after the commit."""
+    import anonsql
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[[binary]]\nname = "a"\ncolumn = "zip"\nequals = "a"\n')
+    bad = str(tmp_path / "missing" / "s.sql")
+    runs = {
+        "kanon": lambda: anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, emit_sql=bad),
+        "protect": lambda: anonsql.protect_table(db, "t", "id", target="cls", rows="1", emit_sql=bad),
+        "features": lambda: anonsql.select_features(db, "t", "cls", 2, emit_sql=bad),
+        "binarize": lambda: anonsql.binarize(db, "t", str(spec), "b", emit_sql=bad),
+        "nbc": lambda: anonsql.nbc_publish(db, "t", "cls", "zip,sex", 2, "p", emit_sql=bad),
+    }
+    before = _snapshot(engine)
+    with pytest.raises(anonsql.AnonsqlError, match="does not exist"):
+        runs[call]()
+    assert _snapshot(engine) == before

@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 
 import click
 
+from .. import validate
+from ..errors import AnonsqlError
 from ..report import Progress, Report, save
 from .app import EXIT_FAILED, EXIT_OK
 
@@ -25,17 +27,10 @@ class OutputFile(click.ParamType):
     name = "FILE"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        if value == "-":
-            return value
-        path = os.fspath(value)
-        if os.path.isdir(path):
-            self.fail(f"{path} is a directory, not a file", param, ctx)
-        folder = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(folder):
-            self.fail(f"folder {folder} does not exist", param, ctx)
-        if not os.access(folder if not os.path.exists(path) else path, os.W_OK):
-            self.fail(f"{path} is not writable", param, ctx)
-        return path
+        try:
+            return validate.output_file(os.fspath(value), "output file") or value
+        except AnonsqlError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
