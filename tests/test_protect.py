@@ -145,6 +145,7 @@ def test_hid3_example_5_and_table_3_5():
 def test_unneeded_and_fallback_deletion():
     p, cell, c, values = bob_problem()
     p.X[BOB, [I, CP, P]] = NU  # nothing left to predict from: the prior ties AP and GAS
+    p.k = 2  # top-k = 2 (the option): Ω_2 = {AP, GAS} admits no guess, so Fixed is not asked
     assert deletion.decp(p, cell, Fixed(c[GAS])).status == "not_needed"
     # a tuple DROPP cannot save: every other class has p = 0, so no next best guess
     data = {k: list(v) for k, v in TABLE_1_2.items()}
@@ -562,3 +563,30 @@ def test_emitted_script_runs_on_duckdb_and_ends_with_checks(tmp_path, method, de
     assert sorted(con.execute('SELECT * FROM pub').fetchall(), key=lambda r: r[0]) == \
         sorted(job, key=lambda r: r[0])
     con.close()
+
+
+def test_random_next_best_guess_draws_every_admissible_value():
+    """Section 3.4: the default draws among ALL admissible values (0 < p(v|d) < p(conf|d));
+    a bounded top-k (the option) would always give the second most probable one."""
+    assert next_best_candidates([5, 4, 3, 2], 0) == [1, 2, 3]
+    assert next_best_candidates([5, 4, 3, 2], 0, 2) == [1]
+    chance = deletion.SeededChance(0)
+    drawn = {chance.next_best(next_best_candidates([5, 4, 3, 2], 0)) for _ in range(200)}
+    assert drawn == {1, 2, 3}
+
+
+def test_count_tables_follow_hide_and_revert():
+    """The incremental naive Bayes counts give class_scores exactly after every change."""
+    X = random_microdata(5)
+    t = X.shape[1] - 1
+    preds = {t: list(range(t))}
+    p = Microdata(X.copy(), [3] * X.shape[1], preds)
+    cell = Cell(0, t, int(X[0, t]))
+    changes: list = []
+    for r, c in [(0, t), (1, 0), (2, t), (3, 1), (1, t)]:
+        p.hide(r, c, changes)
+        assert p.scores(cell) == class_scores(p.X, 0, t, preds[t], 3)
+        s = p.scores(cell)
+        assert all(p.above(cell, v, w) == (s[v] > s[w]) for v in range(3) for w in range(3))
+    p.revert(changes, 2)
+    assert p.scores(cell) == class_scores(p.X, 0, t, preds[t], 3)

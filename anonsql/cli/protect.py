@@ -30,8 +30,10 @@ _EPILOG = (
               help="the algorithm (see the methods below)")
 @click.option("--attrs", metavar="COLS", help="comma-separated columns the classifiers read (default: all but "
               "the key and the target)")
-@click.option("--top-k", type=click.IntRange(min=2), default=2, show_default=True,
-              help="draw the random next best guess among the k most probable values, k >= 2")
+@click.option("--top-k", type=click.IntRange(min=2), default=None,
+              help="draw the random next best guess among the k most probable values only, k >= 2 "
+              "(default: among every admissible value, as the thesis does: a bounded k lets an "
+              "adversary guess the hidden value back)")
 @options.seed
 @options.output("<table>_protected")
 @click.option("--delete-rows", is_flag=True, help="remove the tuples an algorithm had to delete "
@@ -42,7 +44,7 @@ _EPILOG = (
 @options.report
 @options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
-            cells: str | None, method: str, attrs: str | None, top_k: int, seed: int, out: str | None,
+            cells: str | None, method: str, attrs: str | None, top_k: int | None, seed: int, out: str | None,
             in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, emit_sql: str | None,
             dry_run: bool, report_file: str | None, quiet: bool) -> int:
     """Hide confidential cells so that classifiers cannot predict them (Hintoglu 2011).
@@ -54,11 +56,10 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
     source, plus <out>_changes(key, column_name, old_value, new_value) - which holds the ORIGINAL
     values: keep it private - in one transaction, re-checked by SQL before success is reported.
     """
-    result = api.protect_table(db, table, key, method=method, target=target, rows=rows, cells=cells, attrs=attrs,
-                         top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
-                         delete_rows=delete_rows, taxonomies=taxonomy,
-                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
-                         progress=options.progress(quiet))
+    result = api.protect_table(db, table, key, method=method, target=target, rows=rows, cells=cells,
+                               attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
+                               delete_rows=delete_rows, taxonomies=taxonomy, emit_sql=emit_sql,
+                               execute=options.execute(dry_run, emit_sql), progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

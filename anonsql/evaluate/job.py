@@ -122,8 +122,8 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
                 wrong_a = _nb(coded.nb_counts("nb_anon", folds), test, alpha, folds)
                 wrong_o = _nb(coded.nb_counts("nb_orig", folds), test, alpha, folds)
             else:
-                wrong_a = tree.misclassified(coded.combos("tree_anon"), test, coded.domain, folds, seed)
-                wrong_o = tree.misclassified(test, test, coded.domain, folds, seed)
+                wrong_a = tree.misclassified(coded.combos("tree_anon"), test, coded.domain, folds, seed, say)
+                wrong_o = tree.misclassified(test, test, coded.domain, folds, seed, say)
         report.classifiers[name] = ClassifierResult(
             name, float(wrong_a.sum()) / report.rows, fold_errors(wrong_a, fold_rows), int(wrong_a.sum()),
             float(wrong_o.sum()) / report.rows, fold_errors(wrong_o, fold_rows), int(wrong_o.sum()))

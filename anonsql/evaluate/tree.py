@@ -22,6 +22,8 @@ Pure numpy + scikit-learn: no SQL here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import AnonsqlError
@@ -40,20 +42,24 @@ def require_sklearn():
 
 
 def one_hot(codes: np.ndarray, domain: list[int]) -> np.ndarray:
-    """(T, Σ_j |V_j|) float matrix: indicator of each value; NaN across attribute j when x_j = ⊥."""
-    blocks = []
+    """(T, Σ_j |V_j|) float32 matrix (scikit-learn's trees work in float32 anyway, so this is
+    the same input at half the memory): indicator of each value; NaN across attribute j when
+    x_j = ⊥. Filled in place, one attribute's columns at a time."""
+    out = np.zeros((len(codes), int(sum(domain))), dtype=np.float32)
+    start = 0
     for j, size in enumerate(domain):
-        block = np.zeros((len(codes), size), dtype=np.float64)
         code = codes[:, j]
         known = code >= 0
-        block[known.nonzero()[0], code[known]] = 1.0
-        block[~known] = np.nan
-        blocks.append(block)
-    return np.hstack(blocks) if blocks else np.zeros((len(codes), 0))
+        out[known.nonzero()[0], start + code[known]] = 1.0
+        out[~known, start:start + size] = np.nan
+        start += size
+    return out
 
 
-def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_folds: int, seed: int) -> np.ndarray:
-    """Misclassified test rows per fold: fold f's tree learns from train's other folds."""
+def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_folds: int, seed: int,
+                  progress: Callable[[str], None] | None = None) -> np.ndarray:
+    """Misclassified test rows per fold: fold f's tree learns from train's other folds
+    (`progress` hears one line per fold)."""
     tree_class = require_sklearn()
     x_train, x_test = one_hot(train.codes, domain), one_hot(test.codes, domain)
     wrong = np.zeros(n_folds, dtype=np.int64)
@@ -65,4 +71,6 @@ def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_fold
         model.fit(x_train[learn], train.classes[learn], sample_weight=train.counts[learn].astype(np.float64))
         predicted = model.predict(x_test[ask])
         wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
+        if progress is not None:
+            progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
     return wrong

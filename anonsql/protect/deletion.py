@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from . import id3
-from .naive_bayes import NU, class_scores, is_predicted, next_best_candidates
+from .naive_bayes import NU, Counts, is_predicted, next_best_candidates
 
 SUPPRESSED, NOT_NEEDED, DELETED, COIN_KEPT = "suppressed", "not_needed", "deleted", "coin_kept"
 
@@ -63,15 +63,46 @@ class Outcome:
 @dataclass
 class Microdata:
     """The coded microdata X and what the classifiers look at: the attributes (`attrs`) each
-    target column is predicted from; `k` draws the next best guess among the top k (Def. 3.1)."""
+    target column is predicted from; `k` bounds the next best guess to the top k (Def. 3.1),
+    None (the default, the thesis's Section 3.4) draws among every admissible value.
+
+    Naive Bayes reads count tables built on first use and updated by `hide` / `revert` one
+    cell at a time: change X through them (or call `recount` after changing it directly)."""
 
     X: np.ndarray
     domains: list[int]
     attrs: dict[int, list[int]]
-    k: int = 2
+    k: int | None = None
+
+    def counts(self, target: int) -> Counts:
+        """The naive Bayes count tables of `target` (built once, then kept up to date)."""
+        if target not in self._counts:
+            self._counts[target] = Counts(self.X, target, self.attrs[target], self.domains)
+        return self._counts[target]
+
+    def recount(self) -> None:
+        """Forget the count tables (after X was changed other than by hide / revert)."""
+        self._counts.clear()
+
+    def set(self, row: int, col: int, code: int) -> None:
+        """X[row, col] = code, the count tables that read the column updated."""
+        touched = [c for c in self._counts.values() if col in c.reads]
+        if touched:
+            before = self.X[row].tolist()
+            for c in touched:
+                c.account(before, -1)
+        self.X[row, col] = code
+        if touched:
+            after = self.X[row].tolist()
+            for c in touched:
+                c.account(after, 1)
 
     def scores(self, cell: Cell) -> list[Fraction]:
-        return class_scores(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains[cell.target])
+        return self.counts(cell.target).scores(self.X[cell.row].tolist())
+
+    def above(self, cell: Cell, v: int, w: int) -> bool:
+        """p(v|d_i) > p(w|d_i), exactly, without computing every class's score."""
+        return self.counts(cell.target).above(self.X[cell.row].tolist(), v, w)
 
     def nb_predicts(self, cell: Cell) -> bool:
         return is_predicted(self.scores(cell), cell.value)
@@ -85,13 +116,13 @@ class Microdata:
     def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
         """Turn cell (row, col) into ν, remembering its code for `revert`; logged in `changes`."""
         self._old[(row, col)] = int(self.X[row, col])
-        self.X[row, col] = NU
+        self.set(row, col, NU)
         changes.append((row, col))
 
     def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
         """Undo changes[start:] (newest first) and drop them from the list."""
         for row, col in reversed(changes[start:]):
-            self.X[row, col] = self._old.pop((row, col))
+            self.set(row, col, self._old.pop((row, col)))
         del changes[start:]
 
     def delete(self, cell: Cell, changes: list[tuple[int, int]]) -> Outcome:
@@ -103,6 +134,7 @@ class Microdata:
 
     def __post_init__(self) -> None:
         self._old: dict[tuple[int, int], int] = {}
+        self._counts: dict[int, Counts] = {}
 
 
 def scores_and_guess(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:
@@ -126,10 +158,11 @@ def _start(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], in
 
 def decp_counts(p: Microdata, cell: Cell) -> dict[int, int]:
     """count_α of FindMaximumImpactAttributeForDECP: tuples of D - d_i sharing both the
-    confidential class and d_i's value of α, for each predictor α known in d_i."""
-    X, t = p.X, cell.target
-    same = (X[:, t] == cell.value) & (np.arange(len(X)) != cell.row)
-    return {a: int((same & (X[:, a] == X[cell.row, a])).sum()) for a in p.attrs[t] if X[cell.row, a] != NU}
+    confidential class and d_i's value of α, for each predictor α known in d_i (N(conf, x_α)
+    from the count tables, d_i's own contribution taken out)."""
+    row = p.X[cell.row].tolist()
+    c, mine = p.counts(cell.target), row[cell.target] == cell.value
+    return {a: c.pairs[a][row[a]][cell.value] - mine for a in p.attrs[cell.target] if row[a] != NU}
 
 
 def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
@@ -138,8 +171,7 @@ def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[int, int
     X, t, conf = p.X, cell.target, cell.value
     others = np.arange(len(X)) != cell.row
     while True:
-        scores = p.scores(cell)
-        if not scores[conf] > scores[rnbg]:
+        if not p.above(cell, conf, rnbg):
             return
         best, count = None, len(X)
         for a, n in decp_counts(p, cell).items():
@@ -149,8 +181,7 @@ def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[int, int
             return
         rows = np.flatnonzero(others & (X[:, t] == conf) & (X[:, best] == X[cell.row, best]))
         for r in rows:
-            scores = p.scores(cell)
-            if not (scores[conf] > scores[rnbg] and count > 1):
+            if not (count > 1 and p.above(cell, conf, rnbg)):
                 break
             p.hide(int(r), best, changes)
             count -= 1
@@ -183,12 +214,13 @@ def incp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
            if v != conf and scores[v] >= scores[rnbg]]  # S_nbg (Def. 3.3)
     mine = X[cell.row, preds]
     for v in nbg:
-        for r in np.flatnonzero(X[:, t] == v):
-            scores = p.scores(cell)
-            if not scores[conf] > scores[v]:
+        rows = np.flatnonzero(X[:, t] == v)
+        # only targets are hidden here, so which tuples share a value with d_i is known upfront;
+        # the scores change only when a class is hidden
+        for r in rows[~np.any((X[rows][:, preds] == mine) & (mine != NU), axis=1)]:
+            if not p.above(cell, conf, v):
                 break
-            if not np.any((X[r, preds] == mine) & (mine != NU)):
-                p.hide(int(r), t, changes)
+            p.hide(int(r), t, changes)
     if p.nb_predicts(cell):
         _decp_loop(p, cell, rnbg, changes)
     if p.nb_predicts(cell):
@@ -198,13 +230,12 @@ def incp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
 
 def dropp_counts(p: Microdata, cell: Cell, rnbg: int) -> dict[int, tuple[int, int, int, int]]:
     """FindMaximumImpactAttributeForDROPP's counts for each predictor α known in d_i:
-    (count_α^conf, count_α^rnbg, count_conf, count_rnbg) over D - d_i."""
-    X, t = p.X, cell.target
-    train = (X[:, t] != NU) & (np.arange(len(X)) != cell.row)
-    is_conf, is_rnbg = train & (X[:, t] == cell.value), train & (X[:, t] == rnbg)
-    n_conf, n_rnbg = int(is_conf.sum()), int(is_rnbg.sum())
-    return {a: (int((is_conf & (X[:, a] == X[cell.row, a])).sum()), int((is_rnbg & (X[:, a] == X[cell.row, a])).sum()),
-                n_conf, n_rnbg) for a in p.attrs[t] if X[cell.row, a] != NU}
+    (count_α^conf, count_α^rnbg, count_conf, count_rnbg) over D - d_i, from the count tables."""
+    row = p.X[cell.row].tolist()
+    c, own = p.counts(cell.target), row[cell.target]
+    n_conf, n_rnbg = c.totals[cell.value] - (own == cell.value), c.totals[rnbg] - (own == rnbg)
+    return {a: (c.pairs[a][row[a]][cell.value] - (own == cell.value), c.pairs[a][row[a]][rnbg] - (own == rnbg),
+                n_conf, n_rnbg) for a in p.attrs[cell.target] if row[a] != NU}
 
 
 def dropp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:

@@ -6,12 +6,17 @@ does not say how ν is treated, so, like its ID3Hide (Figure 3.5), a ν value fo
 most common child; in the gain, rows with ν in the split attribute are left out and the gain
 is scaled by the known fraction (C4.5's rule). Splitting stops when no attribute has a
 positive gain. Majority ties go to the lowest class code.
+
+The tree learns from the distinct (target, attributes) tuples of the training rows weighted
+by their counts, and grows lazily: a node chooses its split (all attribute gains from one
+bincount) only when a walk asks for its children, so HID3 builds the confidential tuple's
+path and the subtrees it inspects, not the whole tree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,11 +26,69 @@ _EPS = 1e-12
 
 
 @dataclass
+class _Data:
+    """The distinct training tuples: column 0 the class code, then the attributes' codes; `w` counts."""
+
+    codes: np.ndarray
+    w: np.ndarray
+    attrs: list[int]  # the X column of each attribute column (codes[:, 1 + n])
+    domains: list[int]  # domain of each X column
+    n_classes: int
+
+
 class Node:
-    label: int  # majority class of the node's training rows
-    population: int  # training rows reaching the node (ν rows included)
-    attr: int | None = None  # split column; None for a leaf
-    children: dict[int, Node] = field(default_factory=dict)  # value code -> child
+    """A tree node: a fixed one (label, population, split, children), or one grown lazily from
+    a subset of the distinct training tuples, whose split is chosen on first use."""
+
+    def __init__(self, label: int, population: int, attr: int | None = None,
+                 children: dict[int, Node] | None = None) -> None:
+        self.label, self.population = label, population  # majority class; training rows (ν rows included)
+        self._attr, self._children = attr, children if children is not None or attr is not None else {}
+        self._source: tuple[_Data, np.ndarray, list[int]] | None = None
+
+    @classmethod
+    def grown(cls, data: _Data, idx: np.ndarray, free: list[int], default: int) -> Node:
+        """A lazy node over the distinct tuples `idx` that may split on the attribute columns `free`."""
+        counts = np.bincount(data.codes[idx, 0], weights=data.w[idx], minlength=data.n_classes)
+        population = int(round(float(counts.sum())))
+        node = cls(int(np.argmax(counts)) if population else default, population)  # first maximum: lowest code
+        if population and int((counts > 0).sum()) > 1 and free:
+            node._children, node._source = None, (data, idx, free)
+        return node
+
+    def _grow(self) -> None:
+        if self._source is None:
+            return
+        d, idx, free = self._source
+        self._source, self._children = None, {}
+        gains = _gains(d, idx, free)
+        top = float(gains.max())
+        best = next(n for n, g in enumerate(gains) if g > top - _EPS)
+        if gains[best] <= _EPS:
+            return
+        col = free[best]
+        a = d.attrs[col]
+        values, w = d.codes[idx, 1 + col], d.w[idx]
+        size = np.bincount(values[values != NU], weights=w[values != NU], minlength=d.domains[a])
+        common = int(np.argmax(size))  # the largest branch, ties to the lowest code
+        rest = [c for c in free if c != col]
+        self._attr = a
+        for v in range(d.domains[a]):
+            part = idx[(values == v) | ((values == NU) & (v == common))]
+            self._children[v] = Node.grown(d, part, rest, self.label)
+
+    @property
+    def attr(self) -> int | None:
+        """The split column (an X column index); None for a leaf."""
+        self._grow()
+        return self._attr
+
+    @property
+    def children(self) -> dict[int, Node]:
+        """Value code -> child (empty for a leaf)."""
+        self._grow()
+        assert self._children is not None
+        return self._children
 
     @property
     def is_leaf(self) -> bool:
@@ -63,52 +126,55 @@ class Node:
 
 
 def _entropy(counts: np.ndarray) -> np.ndarray:
-    """Entropy in bits of each row of a count table (a 1-d table is one row)."""
-    counts = np.atleast_2d(counts).astype(float)
-    totals = counts.sum(axis=1, keepdims=True)
+    """Entropy in bits along the last axis of a count table."""
+    totals = counts.sum(axis=-1, keepdims=True)
     p = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    return -(p * np.log2(p, out=np.zeros_like(p), where=p > 0)).sum(axis=1)
+    return -(p * np.log2(p, out=np.zeros_like(p), where=p > 0)).sum(axis=-1)
 
 
-def _majority(labels: np.ndarray, n_classes: int, default: int) -> int:
-    if not len(labels):
-        return default
-    return int(np.argmax(np.bincount(labels, minlength=n_classes)))  # first maximum: lowest code
-
-
-def _gain(values: np.ndarray, labels: np.ndarray, n_classes: int, n_values: int) -> float:
+def _gains(d: _Data, idx: np.ndarray, free: list[int]) -> np.ndarray:
+    """The gain of every free attribute at a node, from one weighted bincount of
+    (attribute, value, class); ν values are left out and the gain scaled by the known share."""
+    nc = d.n_classes
+    width = max(d.domains[d.attrs[c]] for c in free)
+    labels, w = d.codes[idx, 0], d.w[idx]
+    values = d.codes[idx][:, [1 + c for c in free]]
     known = values != NU
-    if not known.any():
-        return 0.0
-    joint = np.bincount(values[known] * n_classes + labels[known],
-                        minlength=n_values * n_classes).reshape(n_values, n_classes)
-    sizes = joint.sum(axis=1)
-    rest = float((sizes / sizes.sum() * _entropy(joint)).sum())
-    return float(known.mean() * (_entropy(joint.sum(axis=0))[0] - rest))
+    keys = (np.arange(len(free)) * width + np.where(known, values, 0)) * nc + labels[:, None]
+    joint = np.bincount(keys[known], weights=np.broadcast_to(w[:, None], keys.shape)[known],
+                        minlength=len(free) * width * nc).reshape(len(free), width, nc)
+    sizes = joint.sum(axis=2)
+    n_known = sizes.sum(axis=1)
+    total = float(w.sum())
+    safe = np.where(n_known > 0, n_known, 1)
+    rest = (sizes / safe[:, None] * _entropy(joint)).sum(axis=1)
+    gains = n_known / total * (_entropy(joint.sum(axis=1)) - rest)
+    return np.where(n_known > 0, gains, 0.0)
 
 
 def build(X: np.ndarray, rows: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],
           default: int = 0) -> Node:
-    """The ID3 tree over training rows `rows` of the coded matrix X."""
-    labels = X[rows, target]
-    n_classes = domains[target]
-    node = Node(_majority(labels, n_classes, default), len(rows))
-    if len(rows) == 0 or len(np.unique(labels)) <= 1 or not attrs:
-        return node
-    gains = [_gain(X[rows, a], labels, n_classes, domains[a]) for a in attrs]
-    best = max(range(len(attrs)), key=lambda i: (gains[i] > max(gains) - _EPS, -i))
-    if gains[best] <= _EPS:
-        return node
-    a = attrs[best]
-    values = X[rows, a]
-    sizes = [(int((values == v).sum()), -v) for v in range(domains[a])]
-    common = -max(sizes)[1]
-    rest = [x for x in attrs if x != a]
-    node.attr = a
-    for v in range(domains[a]):
-        part = rows[(values == v) | ((values == NU) & (v == common))]
-        node.children[v] = build(X, part, target, rest, domains, node.label)
-    return node
+    """The (lazy) ID3 tree over training rows `rows` of the coded matrix X."""
+    cols = [target, *attrs]
+    codes, w = distinct(X[np.asarray(rows)][:, cols], [domains[c] for c in cols])
+    data = _Data(codes, w.astype(np.float64), list(attrs), list(domains), domains[target])
+    return Node.grown(data, np.arange(len(codes)), list(range(len(attrs))), default)
+
+
+def distinct(sub: np.ndarray, domains: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a coded matrix (ν = -1) and their counts, through one packed int64
+    key when the domains allow (else numpy's row-wise unique)."""
+    if len(sub) == 0:
+        return sub.reshape(0, sub.shape[1]), np.zeros(0, dtype=np.int64)
+    radix = [int(d) + 1 for d in domains]
+    if float(np.prod(np.array(radix, dtype=np.float64))) < 2.0 ** 62:
+        key = np.zeros(len(sub), dtype=np.int64)
+        for j, r in enumerate(radix):
+            key = key * r + (sub[:, j].astype(np.int64) + 1)
+        uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+        return sub[first], counts
+    uniq_rows, counts = np.unique(sub, axis=0, return_counts=True)
+    return uniq_rows, counts
 
 
 def train(X: np.ndarray, row: int, target: int, attrs: Sequence[int], domains: Sequence[int]) -> Node:

@@ -60,7 +60,7 @@ class ProtectReport(Report):
     in_place: bool
     key: str
     method: str
-    top_k: int
+    top_k: int | None  # None: the next best guess is drawn among every admissible value
     seed: int
     attrs: dict[str, list[str]]
     rows: int
@@ -78,7 +78,8 @@ class ProtectReport(Report):
     def lines(self) -> list[str]:
         done = "generalized" if self.taxonomies else "hidden"
         lines = [f"protected {len(self.cells)} confidential cell(s) of {self.table} -> {self.out} "
-                 f"(method {self.method}, top-k {self.top_k}, seed {self.seed}); "
+                 f"(method {self.method}, next best guess among "
+                 f"{'all admissible values' if self.top_k is None else f'the top {self.top_k}'}, seed {self.seed}); "
                  f"original values of changed cells in {self.changes_table} (private)"]
         for c in self.cells:
             was = ", ".join(k for k, v in c.prediction_before.items() if len(v) == 1) or "none"
@@ -98,7 +99,7 @@ class ProtectReport(Report):
 
 def protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
                   rows: Sequence[str] | None = None, cells: Sequence[tuple[str, str]] | None = None,
-                  attrs: Sequence[str] | None = None, top_k: int = 2, seed: int = 0, out: str | None = None,
+                  attrs: Sequence[str] | None = None, top_k: int | None = None, seed: int = 0, out: str | None = None,
                   in_place: bool = False, replace: bool = False, delete_rows: bool = False,
                   taxonomies: Mapping[str, str] | str | None = None, emit_sql: str | None = None,
                   execute: bool = True, progress: Progress | None = None) -> ProtectReport:
@@ -120,7 +121,7 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str, target: 
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
     with report.timed("algorithm"):
         extra = [c for c in source.column_names if c != inp.key and c not in inp.columns]
-        results, values, decisions = _decide(inp, extra, method, top_k, seed, delete_rows)
+        results, values, decisions = _decide(inp, extra, method, top_k, seed, delete_rows, say)
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
@@ -151,8 +152,8 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str, target: 
     return report
 
 
-def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int, seed: int, delete_rows: bool
-            ) -> tuple[list[CellResult], list[np.ndarray], rewrite.Decisions]:
+def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int | None, seed: int, delete_rows: bool,
+            say: Progress) -> tuple[list[CellResult], list[np.ndarray], rewrite.Decisions]:
     """Run the algorithm on the coded input; its changes as decisions (row key, column, label),
     a deleted tuple's `extra` columns (those no classifier reads) turned NULL too."""
     X, values = inp.code()
@@ -163,7 +164,7 @@ def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int, see
     data = (GeneralizedMicrodata(X, domains, preds, k=top_k, taxonomies=[inp.taxonomies.get(c) for c in inp.columns])
             if inp.taxonomies else Microdata(X, domains, preds, k=top_k))
     cells = [Cell(i, col[c], int(X[i, col[c]])) for i, c in inp.cells]
-    results = protect_cells(data, cells, method, SeededChance(seed), max_runs=MAX_RUNS)
+    results = protect_cells(data, cells, method, SeededChance(seed), max_runs=MAX_RUNS, progress=say)
     keys = inp.keys
     deleted = sorted({r.cell.row for r in results if r.status == DELETED})
     changed = [(keys[i], inp.columns[j], None if X[i, j] == NU else str(values[j][X[i, j]]))

@@ -46,12 +46,87 @@ def most_probable(scores: Sequence[Fraction]) -> list[int]:
     return [v for v, s in enumerate(scores) if s == best]
 
 
-def top_k(scores: Sequence[Fraction], k: int) -> list[int]:
-    """Ω_k (Def. 3.1): the k most probable classes, ties broken by value order."""
+def top_k(scores: Sequence[Fraction], k: int | None) -> list[int]:
+    """Ω_k (Def. 3.1): the k most probable classes (all of them for k = None), ties broken
+    by value order."""
     return sorted(range(len(scores)), key=lambda v: (-scores[v], v))[:k]
 
 
-def next_best_candidates(scores: Sequence[Fraction], value: int, k: int) -> list[int]:
-    """Values allowed as the random next best guess (Def. 3.2): in Ω_k, not the
-    confidential value, and 0 < p(v|d) < p(value|d)."""
+def next_best_candidates(scores: Sequence[Fraction], value: int, k: int | None = None) -> list[int]:
+    """Values allowed as the random next best guess (Def. 3.2): not the confidential value,
+    0 < p(v|d) < p(value|d), and, for a bounded k, in Ω_k. The default k = None is the
+    thesis's draw among ALL admissible values (Section 3.4: drawing only from the top k
+    lets an adversary who knows the method guess the hidden value back).
+
+    >>> next_best_candidates([5, 4, 3, 2], 0)
+    [1, 2, 3]
+    >>> next_best_candidates([5, 4, 3, 2], 0, 2)
+    [1]
+    """
     return [v for v in top_k(scores, k) if v != value and 0 < scores[v] < scores[value]]
+
+
+class Counts:
+    """The naive Bayes statistics of one target over the whole microdata, kept up to date one
+    hidden cell at a time: N(v) (rows of class v) and N(v, x_a) (rows of class v holding x in
+    predictor a), as Python ints. `scores` leaves the cell's own row out (D - d_i) and gives
+    exactly `class_scores`."""
+
+    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+        self.target, self.attrs, self.n_classes = target, list(attrs), domains[target]
+        labels = X[:, target]
+        known = labels != NU
+        self.totals: list[int] = np.bincount(labels[known], minlength=self.n_classes).tolist()
+        self.pairs: dict[int, list[list[int]]] = {}
+        for a in self.attrs:
+            both = known & (X[:, a] != NU)
+            joint = np.bincount(X[both, a] * self.n_classes + labels[both], minlength=domains[a] * self.n_classes)
+            self.pairs[a] = joint.reshape(domains[a], self.n_classes).tolist()
+        self.reads = {target, *self.attrs}
+
+    def account(self, row: Sequence[int], sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) one row's contributions."""
+        v = row[self.target]
+        if v == NU:
+            return
+        self.totals[v] += sign
+        for a in self.attrs:
+            if row[a] != NU:
+                self.pairs[a][row[a]][v] += sign
+
+    def above(self, row: Sequence[int], v: int, w: int) -> bool:
+        """p(v|d) > p(w|d) (trained without `row`), by integer cross-multiplication: each score
+        is N(v) Π N(v, x_a) / (n N(v)^m), and n cancels."""
+        own = row[self.target]
+        known = [self.pairs[a][row[a]] for a in self.attrs if row[a] != NU]
+
+        def part(u: int) -> tuple[int, int]:
+            t = self.totals[u] - (u == own)
+            if not t:
+                return 0, 1
+            num = t
+            for hits in known:
+                num *= hits[u] - (u == own)
+            return num, t ** len(known)
+
+        (nv, dv), (nw, dw) = part(v), part(w)
+        return nv * dw > nw * dv
+
+    def scores(self, row: Sequence[int]) -> list[Fraction]:
+        """p(v|d) up to 1/p(d) for every class v (eq. 2.4), trained without `row` itself."""
+        own = row[self.target]
+        totals = list(self.totals)
+        if own != NU:
+            totals[own] -= 1
+        n = sum(totals)
+        known = [(self.pairs[a][row[a]], a) for a in self.attrs if row[a] != NU]
+        out = []
+        for v, t in enumerate(totals):
+            if not n or not t:
+                out.append(Fraction(0))
+                continue
+            num = t
+            for hits, _ in known:
+                num *= hits[v] - (v == own)
+            out.append(Fraction(num, n * t ** len(known)))
+        return out

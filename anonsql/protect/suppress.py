@@ -112,10 +112,14 @@ class CellResult:
     runs: int = 0
 
 
+def _quiet(_message: str) -> None:
+    """No progress report."""
+
+
 def suppress_cells(p: Microdata, cells: Sequence[Cell], method: str, chance: Chance, *,
-                   max_runs: int = 3) -> list[CellResult]:
+                   max_runs: int = 3, progress: Callable[[str], None] = _quiet) -> list[CellResult]:
     """Hide every cell in `cells` and protect it with `method` (a DELETION or ENHANCED name);
-    X is modified in place."""
+    X is modified in place; `progress` hears one line per cell done."""
     enhanced = ENHANCED.get(method)
     run, classifiers = DELETION[enhanced[1] if enhanced else method], CLASSIFIERS[method]
     hidden: list[tuple[int, int]] = []
@@ -127,16 +131,18 @@ def suppress_cells(p: Microdata, cells: Sequence[Cell], method: str, chance: Cha
         if p.domains[r.cell.target] == 2 and exposed(p, r.cell, classifiers) and not chance.suppress():
             r.status = COIN_KEPT
     pending = [r for r in results if r.status != COIN_KEPT]
-    _drive(p, results, pending, run, enhanced, chance, lambda c: exposed(p, c, classifiers), max_runs)
+    _drive(p, results, pending, run, enhanced, chance, lambda c: exposed(p, c, classifiers), max_runs, progress)
     for r in results:
         r.after = predictions(p, r.cell)
     return results
 
 
-def _drive(p, results: list, pending: list, run, enhanced, chance, still_exposed, max_runs: int) -> None:
+def _drive(p, results: list, pending: list, run, enhanced, chance, still_exposed, max_runs: int,
+           progress: Callable[[str], None]) -> None:
     """Run the method on every pending cell (an enhanced method on its groups), then run the
     plain method again on each cell a classifier still predicts, up to `max_runs` times,
     and finally delete its tuple (NRD), so that no cell is left predicted."""
+    done = 0
     if enhanced:
         group_run, _, key = enhanced
         groups: dict = {}
@@ -145,13 +151,18 @@ def _drive(p, results: list, pending: list, run, enhanced, chance, still_exposed
         for group in groups.values():
             for r, out in zip(group, group_run(p, [r.cell for r in group], chance)):
                 _merge(r, out)
+            done += len(group)
+            progress(f"  protect: {done}/{len(pending)} cell(s) done")
     else:
         for r in pending:
             _merge(r, run(p, r.cell, chance))
+            done += 1
+            progress(f"  protect: {done}/{len(pending)} cell(s) done ({r.status.replace('_', ' ')})")
     while True:
         again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and still_exposed(r.cell)]
         if not again:
             return
+        progress(f"  protect: {len(again)} cell(s) exposed again by later changes, running them again")
         for r in again:
             _merge(r, (run if r.runs < max_runs else nrd)(p, r.cell, chance))
 
@@ -186,7 +197,7 @@ def exposed_g(p: GeneralizedMicrodata, cell: Cell, classifiers: Sequence[str]) -
 
 
 def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str, chance: Chance, *,
-                     max_runs: int = 3) -> list[CellResult]:
+                     max_runs: int = 3, progress: Callable[[str], None] = _quiet) -> list[CellResult]:
     """`suppress_cells` for the -G methods (Chapter 4): every confidential value starts one
     level up its taxonomy (the analogue of hiding them all first), each cell (or, for
     e-DECP-G / e-DROPP-G, each group) is run in turn, and cells whose candidates' naive Bayes
@@ -199,7 +210,7 @@ def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str
     results = [CellResult(c) for c in cells]
     for r in results:
         r.before = predictions_g(p, r.cell, classifiers)
-    _drive(p, results, results, run, enhanced, chance, lambda c: exposed_g(p, c, classifiers), max_runs)
+    _drive(p, results, results, run, enhanced, chance, lambda c: exposed_g(p, c, classifiers), max_runs, progress)
     for r in results:
         if p.X[r.cell.row, r.cell.target] < 0:  # its tuple was deleted for another cell
             r.status = DELETED
@@ -208,13 +219,13 @@ def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str
 
 
 def protect_cells(data: Microdata, cells: Sequence[Cell], method: str, chance: Chance, *,
-                  max_runs: int = 3) -> list[CellResult]:
+                  max_runs: int = 3, progress: Callable[[str], None] = _quiet) -> list[CellResult]:
     """Protect `cells` with `method` (one of METHODS; X is modified in place): the generalizing
     methods need GeneralizedMicrodata, whose taxonomies code the columns."""
     if method in GENERALIZING:
         if not isinstance(data, GeneralizedMicrodata):
             raise ValueError(f"{method} generalizes: it needs GeneralizedMicrodata")
-        return suppress_cells_g(data, cells, method, chance, max_runs=max_runs)
+        return suppress_cells_g(data, cells, method, chance, max_runs=max_runs, progress=progress)
     if method not in CLASSIFIERS:
         raise ValueError(f"unknown method {method!r}")
-    return suppress_cells(data, cells, method, chance, max_runs=max_runs)
+    return suppress_cells(data, cells, method, chance, max_runs=max_runs, progress=progress)
