@@ -29,11 +29,12 @@ V2 = Viewset([2, 3], [[[1, 1], [1, 2]], [[1, 1], [1, 2]]])
 
 
 def full(view):
-    return list(eq.chunks(view))
+    return np.concatenate(list(eq.chunks(view)))
 
 
 def equivalent(a, b):
-    return not eq.differences(a, b, full(a))
+    """Definition 2 by enumerating ΠA_i, independent of the meet in the middle."""
+    return not eq.differences_on(a, b, full(a))
 
 
 def figure1_views(view):
@@ -205,8 +206,8 @@ def test_views_check_publish_verify(db, engine, make_table):
     assert table_rows(engine, "t") == before
     cls_rows = table_rows(engine, "pub_class")
     attr_rows = table_rows(engine, "pub_attr")
-    assert [(c, w) for c, _, w in cls_rows] == [("50K", 1), ("70K", 1)] and len(attr_rows) == 8
-    assert all(int(n) > 0 for *_, n in attr_rows)
+    assert [(c, w) for c, _, _, w, _ in cls_rows] == [("50K", 1), ("70K", 1)] and len(attr_rows) == 8
+    assert all(int(n) > 0 for *_, n, _ in attr_rows)
     ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
     assert ver.ok and ver.tuples_checked == 4 and ver.published_smallest_rho <= 1.5
     with pytest.raises(AnonsqlError, match="already exists"):
@@ -221,13 +222,14 @@ def test_safe_complete_views_are_published_unchanged(db, engine, make_table):
     make_table("t", {k: v[:8] for k, v in TOY.items()})  # no NULL
     r = api.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub")
     assert r.identity and r.k == 1 and r.achieved_rho == r.original_smallest_rho
-    assert sorted(int(n) for _, n, _ in table_rows(engine, "pub_class")) == [2, 6]
+    assert sorted(int(n) for _, n, *_ in table_rows(engine, "pub_class")) == [2, 6]
 
 
 def test_verify_prints_the_offending_tuple(db, engine, make_table):
     make_table("t", TOY)
     api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
-    engine.execute('UPDATE pub_attr SET "count" = "count" * 1000 WHERE "class" = \'50K\' AND "value" = \'P\'')
+    scaled = '"count" || \'000\'' if engine.dialect == "duckdb" else '"count" * 1000'
+    engine.execute(f'UPDATE pub_attr SET "count" = {scaled} WHERE "class" = \'50K\' AND "value" = \'P\'')
     ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
     assert not ver.ok and "adr=P" in ver.differences[0]
     assert cli.main(["nbc", "verify", "--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age",
@@ -283,7 +285,7 @@ def test_emitted_script_runs_and_ends_with_the_checks(db, engine, make_table, tm
     if engine.dialect != "duckdb":
         return  # the script is in the engine's dialect; running it is tested on DuckDB
     engine.execute(body + "COMMIT;")
-    assert engine.fetch_all(queries[0])[0] == (0, 0, 0, 2, 2)
+    assert engine.fetch_all(queries[0])[0] == (0, 0, 0, 0, 2, 2)
     api.nbc_publish(engine, "t", "sal", "adr,age", rho, "real", synthetic=synthetic)
     for suffix in ("_class", "_attr", "_rows")[: 2 + synthetic]:
         assert table_rows(engine, "pub" + suffix) == table_rows(engine, "real" + suffix)
@@ -341,11 +343,36 @@ def test_breach_on_the_figure1_table(db, engine, make_table):
 
 # ---------- EST (Figure 7) ----------
 
-def test_est_fails_with_statement14_reason_and_writes_nothing(db, engine, make_table):
+def test_statement14_only_accepts_est_publishes_where_it_fails(db, engine, make_table):
+    # 70K (prior 3 of 4) wins every tuple: r = 1.3 is reachable although Statement 14 fails.
     make_table("t", TOY)
-    with pytest.raises(AnonsqlError, match="FAIL: Statement 14 fails"):
-        api.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=3", r="1.3")
+    r = api.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=3", r="1.3")
+    assert r.est["statement14"] is False and r.achieved_r <= 1.3
+    ver = api.nbc_verify(engine, "t", "sal", "adr,age", "est")
+    assert ver.ok and ver.checked_on == "full product" and ver.achieved_r == pytest.approx(r.achieved_r)
+    assert ver.prior_weights == {"50K": 1, "70K": 3}
+
+
+def test_est_below_the_least_achievable_r_fails_with_it_and_writes_nothing(db, engine, make_table):
+    # The Adult situation in small: the minority class (prior 1 of 4) wins some tuple (a = y),
+    # so its posterior there is >= 1/2 = 2 x its prior: no equivalent publication has r < 2.
+    make_table("t", {"a": ["x"] * 26 + ["y"] * 14, "c": ["p"] * 25 + ["q"] + ["p"] * 5 + ["q"] * 9})
+    with pytest.raises(AnonsqlError, match=r"FAIL: no NBC-equivalent .* need r > 2 \(the least achievable r\)"):
+        api.nbc_publish(engine, "t", "c", "a", out="est", prior={"p": 3, "q": 1}, r="1.3")
     assert catalog.find_table(engine, "est_class") is None
+
+
+def test_est_55_row_example_publishes_at_r_2(db, engine, make_table):
+    # Issue 17: P = (a: 47, b: 8); x0 (34, 4), x1 (13, 4); y0 (15, 2), y1 (14, 3), y2 (18, 3).
+    y = ["y0"] * 15 + ["y1"] * 14 + ["y2"] * 18 + ["y0"] * 2 + ["y1"] * 3 + ["y2"] * 3
+    c = ["a"] * 34 + ["a"] * 13 + ["b"] * 4 + ["b"] * 4
+    x = ["x0"] * 34 + ["x1"] * 13 + ["x0"] * 4 + ["x1"] * 4
+    make_table("t", {"x": x, "y": y, "c": c})
+    views = api.nbc_views(engine, "t", "c", "x,y", counts=True)
+    assert views.P == {"a": 47, "b": 8}
+    r = api.nbc_publish(engine, "t", "c", "x,y", out="est", prior="a=2,b=1", r=2)
+    assert r.est["statement14"] is False and 1 < r.achieved_r <= 2
+    assert api.nbc_verify(engine, "t", "c", "x,y", "est").ok
 
 
 def test_est_publishes_r_close_views_when_possible(db, engine, make_table):
@@ -355,16 +382,16 @@ def test_est_publishes_r_close_views_when_possible(db, engine, make_table):
     assert r.method == "EST" and r.prior_weights == {"p": 3, "q": 1}
     assert r.est["theta"] >= 1 and r.est["sub_labels"] == 4
     assert api.nbc_verify(engine, "t", "c", "a", "est").ok
-    assert [row[2] for row in table_rows(engine, "est_class")] == [3, 1]
+    assert [row[3] for row in table_rows(engine, "est_class")] == [3, 1]
 
 
-def test_est_fails_when_merging_breaks_equivalence_although_statement14_holds():
-    # Statement 14 admits r >= 10^7.94 here, yet at r = 10^8 the merged views rank some tuple
-    # differently: the exact final check catches it and EST returns FAIL, not an unsafe result.
+def test_est_fails_only_at_the_merge():
+    # Figure 7 runs to the merge; a merge that the exact check rejects is the only late FAIL.
     V = Viewset([30, 10], [[[25, 1], [5, 9]]])
-    res = est(V, [Fraction(3), Fraction(1)], Fraction(10**8), lambda a, b: equivalent(a, b))
-    assert res.details["log10_smallest_r_by_statement14"] < 8
+    calls = []
+    res = est(V, [Fraction(3), Fraction(1)], Fraction(10**8), lambda a, b: calls.append(a) or False)
     assert not res.ok and res.view is None and "not NBC-preserving" in res.reason
+    assert "least achievable r is 2" in res.reason and all(a is V for a in calls)
 
 
 def test_est_refuses_priors_needing_too_many_sub_labels():
@@ -418,7 +445,7 @@ def test_cli_views_check_publish_verify_breach(db, engine, make_table, capsys):
 def test_cli_bad_input_exits_2_with_one_line(db, engine, make_table, capsys):
     make_table("t", TOY)
     base = ["--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age", "--out", "p", "--quiet"]
-    for extra in (["--rho", "1"], ["--prior", "50K=1,70K=3", "--r", "1.3"], []):
+    for extra in (["--rho", "1"], ["--prior", "50K=3,70K=1", "--r", "1.3"], []):
         assert cli.main(["nbc", "publish", *base, *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("anonsql nbc publish: error:") and "\n" not in err
@@ -427,12 +454,12 @@ def test_cli_bad_input_exits_2_with_one_line(db, engine, make_table, capsys):
 
 def test_large_products_use_the_provable_precision_and_table_tuples(db, engine, make_table, monkeypatch):
     make_table("t", TOY)
-    monkeypatch.setattr(nbc_verify, "FULL_PRODUCT_LIMIT", 1)
+    monkeypatch.setattr(eq, "HALF_LIMIT", 1)
     r = api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
     assert r.equivalence_checked_on == "table tuples" and r.bits > 24
     ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
     assert ver.ok and ver.checked_on == "table tuples" and ver.tuples_checked == 3  # W40, P30, W30
-    with pytest.raises(AnonsqlError, match="FAIL: EST proves"):
+    with pytest.raises(AnonsqlError, match="FAIL: EST proves NBC-equivalence over all of"):
         api.nbc_publish(engine, "t", "sal", "adr,age", out="est", prior="50K=1,70K=1", r=2)
 
 
@@ -441,8 +468,8 @@ def test_synthetic_rows_have_the_published_views(db, engine, make_table):
     r = api.nbc_publish(engine, "t", "sal", "adr,age", 100, "pub", synthetic=True)
     assert r.out_rows == "pub_rows" and r.checks[-1].name == "synthetic rows have the published views"
     rows = table_rows(engine, "pub_rows")
-    published = {(a, x, c): int(n) for a, x, c, n in table_rows(engine, "pub_attr")}
-    P = {c: int(n) for c, n, _ in table_rows(engine, "pub_class")}
+    published = {(a, x, c): int(n) for a, x, c, n, _ in table_rows(engine, "pub_attr")}
+    P = {c: int(n) for c, n, *_ in table_rows(engine, "pub_class")}
     assert len(rows) == sum(P.values()) == 8
     for j, attr in enumerate(["adr", "age"]):
         for (a, x, c), n in published.items():
@@ -459,3 +486,89 @@ def test_synthetic_refuses_astronomical_row_counts(db, engine, make_table, monke
     with pytest.raises(AnonsqlError, match="--synthetic would write"):
         api.nbc_publish(engine, "t", "sal", "adr,age", 30, "pub", synthetic=True)
     assert catalog.find_table(engine, "pub_class") is None and catalog.find_table(engine, "pub_rows") is None
+
+
+# ---------- issue 17: any table, exact storage, least distortion ----------
+
+def near_deterministic(rows=3000, seed=7):
+    """2 classes, `d` equal to the class on ~97 % of rows (zero counts N(d, c) = 0) and ten
+    noisy attributes: ΠA_i = 3·4^2·5^8 > 10^7, far beyond enumeration in a test."""
+    rng = np.random.default_rng(seed)
+    cls = rng.choice(["no", "yes"], size=rows, p=[0.7, 0.3])
+    d = np.where(rng.random(rows) < 0.97, np.char.add("only_", cls), "mixed")
+    cols = {"d": list(d)}
+    for j in range(10):
+        k = 4 if j < 2 else 5
+        shift = (cls == "yes").astype(int) * (j % 3)
+        cols[f"a{j}"] = [f"v{x}" for x in (rng.integers(0, k, rows) + shift) % k]
+    cols["c"] = list(cls)
+    return cols
+
+
+def test_near_deterministic_attribute_publishes_at_rho_1_5_on_the_full_product(db, engine, make_table):
+    make_table("t", near_deterministic())
+    attrs = ",".join(["d"] + [f"a{j}" for j in range(10)])
+    v = api.nbc_views(engine, "t", "c", attrs)
+    assert v.zero_counts > 0 and v.smallest_rho is None
+    r = api.nbc_publish(engine, "t", "c", attrs, "1.5", "pub")
+    assert r.ok and r.achieved_rho <= 1.5 and r.equivalence_checked_on == "full product"
+    ver = api.nbc_verify(engine, "t", "c", attrs, "pub")
+    assert ver.ok and ver.checked_on == "full product" and ver.tuples_checked == 3 * 4**2 * 5**8
+
+
+def test_figure1_table_publishes_at_its_smallest_rho_16(db, engine, make_table):
+    # T_1 of Figure 1: (10) holds with equality (4/1)^2 = 16; the SQL check accepts it exactly.
+    make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
+                      "sal": ["70K"] * 5 + ["50K"] * 2})
+    assert api.nbc_check(engine, "t1", "sal", "adr,age", 16).smallest_rho == 16
+    r = api.nbc_publish(engine, "t1", "sal", "adr,age", 16, "pub")
+    assert r.ok and r.identity and r.achieved_rho == 16
+    assert not api.nbc_check(engine, "t1", "sal", "adr,age", "15.99").ok
+
+
+def test_sql_safety_check_is_exact_at_the_bound_and_rejects_just_above(db, engine, make_table):
+    make_table("t1", {"adr": ["W", "W", "W", "W", "P", "W", "P"], "age": [40, 40, 40, 40, 30, 40, 30],
+                      "sal": ["70K"] * 5 + ["50K"] * 2})
+    api.nbc_publish(engine, "t1", "sal", "adr,age", 16, "pub")
+    tables = [catalog.get_table(engine, f"pub{s}").expr for s in ("_class", "_attr")]
+    assert all(c.passed for c in nbc_verify.safety(engine, *tables, Fraction(16), 2, 2))
+    below = Fraction(16) - Fraction(1, 10**30)  # within any float margin, still unsafe
+    assert not nbc_verify.safety(engine, *tables, below, 2, 2)[0].passed
+
+
+def test_counts_beyond_38_digits_are_stored_exactly(db, engine, make_table, monkeypatch):
+    make_table("t", near_deterministic(rows=600))
+    monkeypatch.setattr(eq, "HALF_LIMIT", 1)  # the provable precision: long integers
+    r = api.nbc_publish(engine, "t", "c", ",".join(["d"] + [f"a{j}" for j in range(10)]), "1.5", "pub")
+    assert r.ok and r.max_digits > 38
+    longest = max(len(str(n)) for _, n, *_ in table_rows(engine, "pub_class"))
+    assert longest == r.max_digits
+
+
+def test_least_distortion_uses_a_smaller_root_and_still_meets_rho(db, engine):
+    anonsql.load_dataset(db, "car")
+    cols = list(catalog.get_table(engine, "car").column_names)
+    paper = api.nbc_publish(engine, "car", cols[-1], cols[:-1], 5, "paper")
+    least = api.nbc_publish(engine, "car", cols[-1], cols[:-1], 5, "least", root="least")
+    assert least.k < paper.k and paper.achieved_rho < least.achieved_rho <= 5
+    assert api.nbc_verify(engine, "car", cols[-1], cols[:-1], "least").ok
+    with pytest.raises(AnonsqlError, match="unknown root"):
+        api.nbc_publish(engine, "car", cols[-1], cols[:-1], 5, "x", root="smallest")
+
+
+def test_the_documented_sql_classifies_like_the_nbc(db, engine, make_table):
+    make_table("t", TOY)
+    api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    v = api.nbc_views(engine, "t", "sal", "adr,age", counts=True)
+    view = Viewset(list(v.P.values()), [[[next(x["count"] for x in v.N if (x["attribute"], x["value"], x["class"])
+                                               == (a, val, c)) for c in v.classes] for val in vals]
+                                        for a, vals in (("adr", ["P", "W"]), ("age", ["30", "40"]))])
+    for (adr, age), tau in ((("P", "30"), (0, 0)), (("W", "40"), (1, 1)), (("W", "30"), (1, 0))):
+        query = ('SELECT p."class", (1 - 2) * p."log_count" + SUM(a."log_count") AS score '
+                 'FROM pub_class AS p JOIN pub_attr AS a ON a."class" = p."class" '
+                 f"WHERE (a.\"attribute\" = 'adr' AND a.\"value\" = '{adr}') "
+                 f"OR (a.\"attribute\" = 'age' AND a.\"value\" = '{age}') "
+                 'GROUP BY p."class", p."log_count", p."precedence" ORDER BY score DESC, p."precedence" DESC LIMIT 1')
+        best = engine.fetch_all(query)[0][0]
+        wins = "50K" if eq.exact_gt(view, tau, 0, 1) else "70K"
+        assert best == wins

@@ -68,6 +68,8 @@ def check(db: str, table: str, as_json: bool, class_column: str, attrs: str, pre
 @click.option("--r", metavar="R", help="with --prior: r-closeness level r > 1")
 @click.option("--out", required=True, metavar="OUT", help="prefix of the tables <out>_class and <out>_attr")
 @click.option("--replace", is_flag=True, help="replace the output tables if they exist")
+@click.option("--least-distortion", is_flag=True,
+              help="use the least root exponent k whose output still meets rho (default: Figure 4's bound)")
 @click.option("--synthetic", is_flag=True,
               help="also write <out>_rows, rows whose NBC views equal the published counts "
               f"(refused above {SYNTHETIC_ROW_LIMIT:,} rows)")
@@ -75,16 +77,19 @@ def check(db: str, table: str, as_json: bool, class_column: str, attrs: str, pre
 @options.report
 @options.quiet
 def publish(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
-            rho: str | None, prior: str | None, r: str | None, out: str, replace: bool, synthetic: bool,
-            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int:
+            rho: str | None, prior: str | None, r: str | None, out: str, replace: bool, least_distortion: bool,
+            synthetic: bool, emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int:
     """Write <out>_class and <out>_attr: rho-safe, NBC-equivalent counts.
 
     SafetyTransform (Figure 2) with --rho, or EST (Figure 7) with --prior and --r. The tables
     are written and checked by SQL (condition (10), the sums, NBC-equivalence) in one
-    transaction; a failed check leaves nothing behind.
+    transaction; a failed check leaves nothing behind. Counts are exact integers of any
+    length (NUMERIC on PostgreSQL, decimal text on DuckDB) with a DOUBLE log_count to
+    classify in SQL; EST reports the achieved r and, when r cannot be reached by any
+    NBC-equivalent publication, the least achievable r.
     """
     result = api.nbc_publish(db, table, class_column, attrs, rho, out, precedence=precedence, replace=replace,
-                             prior=prior, r=r, synthetic=synthetic,
+                             prior=prior, r=r, synthetic=synthetic, root="least" if least_distortion else "paper",
                              emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

@@ -21,14 +21,12 @@ from ..report import Progress, Report, save, silent
 from . import equivalence as eq
 from . import rewrite, stats, verify
 from .breach import breach
-from .est import est
+from .est import achieved_r, est
 from .stats import Views
-from .transform import publish_safe
+from .transform import ROOTS, publish_safe
 from .transform import validate as validate_views
 from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
 
-#: Published integers must fit DECIMAL(38,0) with room for Σ_t in the SQL check.
-MAX_DIGITS = 36
 #: --synthetic writes Σ_c P_c rows; the transformed counts are often astronomically large,
 #: so beyond this many rows it refuses (before writing anything) instead of filling the disk.
 SYNTHETIC_ROW_LIMIT = 10**7
@@ -105,7 +103,10 @@ class PublishReport(Report):
     method: str  # 'SafetyTransform' or 'EST'
     rho: float  # rho of Corollary 4, or r of r-closeness for EST
     original_smallest_rho: float | None
+    root: str = "paper"  # root exponent choice: Figure 4's bound, or "least" (least distortion)
     achieved_rho: float = 0.0  # smallest rho for which (10) holds on the published counts
+    achieved_r: float = 0.0  # the same on the prior-normalised counts (EST's r-closeness, exact)
+    max_digits: int = 0  # digits of the largest published count (stored exactly, no limit)
     identity: bool = False  # the views were already safe and are published unchanged (Section 6.3)
     k: int = 0  # Step 2 root exponent
     bits: int = 0  # Step 2 precision
@@ -121,9 +122,13 @@ class PublishReport(Report):
         level = "r-closeness level (r)" if self.method == "EST" else "amplification ratio (rho)"
         head = (f"published {self.out_class} and {self.out_attr} ({how})" if self.checks else
                 f"{self.table}: script written to {self.emitted_sql}; database unchanged")
+        achieved = (f"  achieved r-closeness (smallest r of condition (10) on the prior-normalised counts): "
+                    f"{self.achieved_r:.6g}; least r any equivalent publication can reach: "
+                    f"{self.est.get('least_r', 1):.6g}; " if self.method == "EST" else
+                    "  achieved safety (smallest rho of Corollary 4 on the published counts): "
+                    f"{self.achieved_rho:.6g}; ")
         return [head + (f"; synthetic rows in {self.out_rows}" if self.out_rows and self.checks else ""),
-                f"  achieved safety (smallest rho of Corollary 4 on the published counts): {self.achieved_rho:.6g}; "
-                f"requested {level}: {self.rho:g}",
+                achieved + f"requested {level}: {self.rho:g}",
                 f"  class precedence, last wins ties: {', '.join(self.classes)}; "
                 f"indistinguishability level (k-SIND, Lemma 10): {self.k_sind:,}"]
 
@@ -137,12 +142,15 @@ class VerifyReport(Report):
     tuples_checked: int
     differences: list[str]
     published_smallest_rho: float | None
+    achieved_r: float | None  # condition (10)'s smallest r on the counts normalised by the published prior F_c
+    prior_weights: dict[str, int]
     k_sind: int
 
     def lines(self) -> list[str]:
         if self.ok:
             return [f"{self.published}: NBC-equivalent to {self.table} (Definition 2) on the {self.checked_on} "
-                    f"({self.tuples_checked:,} tuples)"]
+                    f"({self.tuples_checked:,} tuples); achieved r-closeness (r) for the prior "
+                    f"{self.prior_weights}: {self.achieved_r if self.achieved_r is None else f'{self.achieved_r:.6g}'}"]
         return [f"{self.published}: NOT NBC-equivalent to {self.table}:"] + [f"  {d}" for d in self.differences]
 
 
@@ -159,12 +167,16 @@ class BreachReport(Report):
     posterior: dict[str, float]
     posterior_exact: dict[str, str]
     class_share: dict[str, float]
+    achieved_r: float | None = None  # --published: condition (10)'s smallest r on its prior-normalised counts
 
     def lines(self) -> list[str]:
         known = ", ".join(f"{k}={v}" for k, v in self.known.items())
+        tail = ([] if self.achieved_r is None else
+                [f"  achieved r-closeness of the published views (r, condition (10) on P/F, N/F): "
+                 f"{self.achieved_r:.6g}"])
         return [f"{self.worlds:,} possible worlds consistent with the {self.views} views, for {known}:"] + [
             f"  {k}: prior {self.prior[k]:.2%} (class share {self.class_share[k]:.2%}) -> posterior {v:.2%}"
-            for k, v in self.posterior.items()]
+            for k, v in self.posterior.items()] + tail
 
 
 # ---- input ----
@@ -240,9 +252,11 @@ def _prepare(engine: Engine, table: str, class_column: str, attrs: Attrs, preced
     return tab, v
 
 
-def _published(engine: Engine, v: Views, published: str) -> Viewset:
+def _published(engine: Engine, v: Views, published: str) -> tuple[Viewset, list[int]]:
+    """The published counts on the source's layout and the prior weights F_c they carry."""
     class_table, attr_table = (get_table(engine, name) for name in rewrite.names(published))
-    return stats.read_published(engine, v, class_table, attr_table)
+    prior = stats.published_prior(engine, class_table, attr_table)
+    return stats.read_published(engine, v, class_table, attr_table), [prior.get(c, 1) for c in v.classes]
 
 
 def _float(x: Fraction | None) -> float | None:
@@ -300,16 +314,16 @@ def _transform(report: PublishReport, v: Views, rho: Fraction, prior: list[Fract
     """SafetyTransform (Figure 2) or EST (Figure 7); fills the report's choices."""
     full = verify.full_product(v)
     if prior is None:
-        # With ΠA_i enumerable the least precision that passes Definition 2 on it is used;
-        # otherwise publish_safe falls back to its provable precision.
-        oracle = (lambda w: not eq.differences(v.view, w, eq.chunks(v.view), limit=1)) if full else None
-        result = publish_safe(v.view, rho, oracle)
+        # The least precision whose output Definition 2 accepts on all of ΠA_i (decided exactly
+        # without enumerating it); only beyond equivalence.decidable the provable precision.
+        oracle = (lambda w: eq.equivalent(v.view, w)) if full else None
+        result = publish_safe(v.view, rho, oracle, root=report.root)
         report.k, report.bits, report.identity = result.k, result.bits, result.identity
         return result.view, [1] * v.view.classes
     if not full:
-        raise AnonsqlError(f"FAIL: EST proves NBC-equivalence over all of ΠA_i, which has more than "
-                           f"{verify.FULL_PRODUCT_LIMIT:,} tuples here; nothing written")
-    res = est(v.view, prior, rho, lambda a, b: not eq.differences(a, b, eq.chunks(a), limit=1))
+        raise AnonsqlError(f"FAIL: EST proves NBC-equivalence over all of ΠA_i, which has {eq.product_size(v.view):,} "
+                           "tuples here, beyond what equivalence.decidable can decide; nothing written")
+    res = est(v.view, prior, rho, eq.equivalent, root=report.root)
     if not res.ok or res.view is None:
         raise AnonsqlError(f"FAIL: {res.reason}; nothing written")
     report.k, report.bits, report.est = res.details["k"], res.details["bits"], dict(res.details)
@@ -319,12 +333,15 @@ def _transform(report: PublishReport, v: Views, rho: Fraction, prior: list[Fract
 def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: Any = None, out: str = "", *,
                 precedence: Precedence = None, replace: bool = False, prior: str | dict[str, Any] | None = None,
                 r: Any = None, synthetic: bool = False, emit_sql: str | None = None, execute: bool = True,
-                progress: Progress | None = None) -> PublishReport:
+                root: str = "paper", progress: Progress | None = None) -> PublishReport:
     """SafetyTransform the views (rho), or EST them (prior and r); write <out>_class and <out>_attr
     (and with `synthetic` <out>_rows) and check them by SQL, in one transaction. `emit_sql` also
-    writes the run as a script; `execute=False` only writes the script."""
+    writes the run as a script; `execute=False` only writes the script. `root` "least" searches
+    the least root exponent k whose output still meets rho (least distortion; the paper's
+    Figure 4 bound is the default)."""
     say = progress or silent
     ratio = _method(rho, r, prior)
+    validate.choice("root", root, ROOTS)
     if not out or not str(out).strip():
         raise AnonsqlError("--out is required: the published tables are <out>_class and <out>_attr")
     validate.dry_run(execute, emit_sql)
@@ -343,16 +360,14 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
         table=str(tab), out=str(out), out_class=str(names[0]), out_attr=str(names[1]),
         out_rows=str(names[2]) if synthetic else None, class_column=v.class_column, attrs=v.attrs,
         classes=v.classes, method="SafetyTransform" if weights is None else "EST", rho=float(ratio),
-        original_smallest_rho=_float(smallest_rho(v.view)), emitted_sql=emit_sql)
+        original_smallest_rho=_float(smallest_rho(v.view)), root=root, emitted_sql=emit_sql)
     say(f"{report.method} for {'r' if weights else 'rho'} = {ratio}")
     with report.timed("transform"):
         pub, prior_weights = _transform(report, v, ratio, weights)
     report.prior_weights = dict(zip(v.classes, prior_weights))
     report.achieved_rho, report.k_sind = float(smallest_rho(pub) or 0), int(k_sind(pub))
-    digits = len(str(max(pub.values())))
-    if digits > MAX_DIGITS:
-        raise AnonsqlError(f"the published integers need {digits} digits, more than the {MAX_DIGITS} that "
-                           "DECIMAL(38,0) holds with room for sums; try a larger rho")
+    report.achieved_r = float(achieved_r(pub, prior_weights) or 0)
+    report.max_digits = len(str(int(max(pub.values()))))
     if synthetic and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
         raise AnonsqlError(f"--synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), more than "
                            f"{SYNTHETIC_ROW_LIMIT:,}; nothing written (publish without --synthetic)")
@@ -396,11 +411,12 @@ def run_verify(engine: Engine, table: str, class_column: str, attrs: Attrs, publ
     """Definition 2 between the source's NBC and the one trained on the published tables; a
     failing check is a result (exit 1), not an error."""
     tab, v = _prepare(engine, table, class_column, attrs, precedence)
-    pub = _published(engine, v, published)
+    pub, weights = _published(engine, v, published)
     equivalence = verify.equivalence(v, pub)
     return VerifyReport(table=str(tab), published=published, checks=[equivalence.check()],
                         checked_on=equivalence.checked_on, tuples_checked=equivalence.tuples,
                         differences=equivalence.differences, published_smallest_rho=_float(smallest_rho(pub)),
+                        achieved_r=_float(achieved_r(pub, weights)), prior_weights=dict(zip(v.classes, weights)),
                         k_sind=int(k_sind(pub)))
 
 
@@ -409,7 +425,7 @@ def run_breach(engine: Engine, table: str, class_column: str, attrs: Attrs, know
     """Section 4's attacker on a tiny table: prior and posterior of each class for I_0 = `known`,
     over all worlds consistent with the table's views (or with the `published` ones)."""
     tab, v = _prepare(engine, table, class_column, attrs, precedence)
-    view = _published(engine, v, published) if published else v.view
+    view, weights = _published(engine, v, published) if published else (v.view, None)
     I0 = parse_known(known, v.attrs)
     P: dict[object, int] = {c: int(p) for c, p in zip(v.classes, view.P)}
     N = [{(v.values[i][t], v.classes[c]): int(view.N[i][t][c]) for t in range(len(v.values[i]))
@@ -420,4 +436,5 @@ def run_breach(engine: Engine, table: str, class_column: str, attrs: Attrs, know
         worlds=b.worlds, prior={str(c): float(x) for c, x in b.prior.items()},
         posterior={str(c): float(x) for c, x in b.posterior.items()},
         posterior_exact={str(c): str(x) for c, x in b.posterior.items()},
-        class_share={str(c): float(x) for c, x in b.class_share.items()})
+        class_share={str(c): float(x) for c, x in b.class_share.items()},
+        achieved_r=None if weights is None else _float(achieved_r(view, weights)))

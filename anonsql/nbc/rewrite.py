@@ -1,12 +1,21 @@
 """Published counts -> SQL: the tables <out>_class (P_c), <out>_attr (N^i_{t,c}) and, with
 --synthetic, <out>_rows, written by the job or emitted as a reviewable script (--emit-sql).
 
-Counts are integers stored as DECIMAL(38,0), loaded as text so that no driver rounds them;
-values and classes are their SQL text, as the views read them.
+Counts are exact integers of any length: decimal text on DuckDB, NUMERIC on PostgreSQL, each
+beside its natural log in DOUBLE ("log_count"); values and classes are their SQL text. A
+consumer classifies a tuple τ in SQL with eq. (2) in logs, highest score first, the higher
+"precedence" winning a tie (doubles can misorder near-ties: the exact counts decide those):
+
+    SELECT p."class", (1 - n) * p."log_count" + SUM(a."log_count") AS score
+    FROM out_class AS p JOIN out_attr AS a ON a."class" = p."class"
+    WHERE (a."attribute", a."value") IN (('age', '40'), ('adr', 'W'))   -- τ, one pair per A_i
+    GROUP BY p."class", p."log_count", p."precedence"
+    ORDER BY score DESC, p."precedence" DESC LIMIT 1
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -54,11 +63,12 @@ def outputs(tables: Sequence[sql.TableName], v: Views, pub: Viewset, weights: Se
     """The published tables' contents: P_c with the prior weight F_c, every N^i_{t,c}, and with
     a third name the synthetic rows."""
     result = [
-        Output(tables[0], "nbc/create_class", ["class", "count", "prior"],
-               [(c, int(p), int(w)) for c, p, w in zip(v.classes, pub.P, weights)],
-               "P_c per class, and the prior weight F_c the counts are r-close to (1: uniform)"),
-        Output(tables[1], "nbc/create_attr", ["attribute", "value", "class", "count"],
-               [(a, v.values[i][t], v.classes[c], int(pub.N[i][t][c]))
+        Output(tables[0], "nbc/create_class", ["class", "count", "log_count", "prior", "precedence"],
+               [(c, str(int(p)), _ln(p), int(w), j) for j, (c, p, w) in enumerate(zip(v.classes, pub.P, weights))],
+               "P_c per class, its log, the prior weight F_c the counts are r-close to (1: uniform), "
+               "and the tie precedence"),
+        Output(tables[1], "nbc/create_attr", ["attribute", "value", "class", "count", "log_count"],
+               [(a, v.values[i][t], v.classes[c], str(int(pub.N[i][t][c])), _ln(pub.N[i][t][c]))
                 for i, a in enumerate(v.attrs) for t in range(len(v.values[i])) for c in range(len(v.classes))],
                "N^i_(t,c) per attribute i, value t and class c"),
     ]
@@ -66,6 +76,15 @@ def outputs(tables: Sequence[sql.TableName], v: Views, pub: Viewset, weights: Se
         result.append(Output(tables[2], "nbc/create_rows", [*v.attrs, v.class_column], synthetic_rows(v, pub),
                              "rows whose NBC views are the published counts (--synthetic)"))
     return result
+
+
+def _ln(x: object) -> float | None:
+    """ln of a count of any size (None for 0: -infinity is not portable SQL)."""
+    n = int(x)  # type: ignore[call-overload]
+    if n <= 0:
+        return None
+    shift = max(0, n.bit_length() - 64)
+    return math.log(n >> shift) + shift * math.log(2)
 
 
 def synthetic_rows(v: Views, pub: Viewset) -> list[tuple[Any, ...]]:
@@ -83,14 +102,15 @@ def synthetic_rows(v: Views, pub: Viewset) -> list[tuple[Any, ...]]:
 
 
 def write(engine: Engine, tables: Sequence[Output]) -> None:
-    """Create each table and bulk-load its rows (counts as text: DECIMAL(38,0) without rounding)."""
+    """Create each table and bulk-load its rows (counts as exact decimal text; on PostgreSQL
+    then turned into NUMERIC by nbc/count_numeric.sql)."""
     for table in tables:
         engine.execute(*table.statement(engine.dialect))
         frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
-        if table.create != "nbc/create_rows":
-            frame["count"] = frame["count"].map(str)
         cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
         engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
+        if table.create != "nbc/create_rows" and engine.dialect != "duckdb":
+            engine.execute(*sql.render("nbc/count_numeric", engine.dialect, out=table.name.expr))
 
 
 def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence[Output], v: Views,
@@ -105,10 +125,13 @@ def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence
     for table in tables:
         s.step(f"{table.name}: {table.comment}", table.statement(dialect, readable=True)[0])
         s.rows(f"the rows of {table.name}", table.name.expr, table.columns, table.rows)
+        if table.create != "nbc/create_rows" and dialect != "duckdb":
+            s.step(f"{table.name}: exact NUMERIC counts", sql.readable("nbc/count_numeric", dialect,
+                                                                       out=table.name.expr))
     n, classes = len(v.attrs), len(v.classes)
-    s.check(f"{verify.SAFETY} = {float(rho):g} and {verify.SUMS}: must return bad_values 0, bad_classes 0, "
-            f"bad_sums 0, attributes {n}, classes {classes}",
-            sql.readable("nbc/check_safety", dialect,
+    s.check(f"{verify.SAFETY} = {rho} and {verify.SUMS}: must return bad_values 0, bad_classes 0, undecided 0 "
+            f"(else decide those pairs exactly), bad_sums 0, attributes {n}, classes {classes}",
+            sql.readable(verify.safety_query(dialect), dialect,
                          **verify.safety_bindings(tables[0].name.expr, tables[1].name.expr, rho, n)))
     if len(tables) > 2:
         rows = tables[2].name.expr

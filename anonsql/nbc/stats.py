@@ -84,6 +84,13 @@ def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column:
                  nulls)
 
 
+def published_prior(engine: Engine, class_table: Table, attr_table: Table) -> dict[str, int]:
+    """The prior weights F_c a publication was made r-close to, by class label (1: uniform)."""
+    text, params = sql.render("nbc/read_published", engine.dialect, class_tbl=class_table.expr,
+                              attr_tbl=attr_table.expr)
+    return {label: int(f) for attr, _, label, _, f in engine.fetch_all(text, params) if attr is None and f is not None}
+
+
 def read_published(engine: Engine, v: Views, class_table: Table, attr_table: Table) -> Viewset:
     """Published tables (sql/nbc/read_published.sql) as a viewset on the source's layout; rows
     the source does not know and missing (value, class) pairs are errors."""
@@ -95,7 +102,7 @@ def read_published(engine: Engine, v: Views, class_table: Table, attr_table: Tab
     val_pos = [{x: t for t, x in enumerate(vals)} for vals in v.values]
     text, params = sql.render("nbc/read_published", engine.dialect, class_tbl=class_table.expr,
                               attr_tbl=attr_table.expr)
-    for attr, value, label, n in engine.fetch_all(text, params):
+    for attr, value, label, n, _ in engine.fetch_all(text, params):
         c = cls_pos.get(label)
         if attr is None:
             if c is None:

@@ -164,10 +164,33 @@ class Transformed:
     identity: bool
 
 
-def safety_transform(view: Viewset, rho: Fraction, bits: int, keep_safe: bool = True) -> Transformed:
+#: Root exponents: Figure 4's bound (the paper's default) or the least k whose output meets rho.
+ROOTS = ("paper", "least")
+
+
+def _steps(v1: Viewset, k: int, bits: int) -> Viewset:
+    return step4(step3(step2(v1, k, bits)), bits)
+
+
+def least_root(v1: Viewset, rho: Fraction, k_max: int, bits: int) -> int:
+    """The least k in [1, k_max] whose Steps 2-4 output satisfies (10) for rho (bisection; the
+    ratios shrink as k grows): the "least distortion" choice, since the k-th root flattens the counts."""
+    lo, hi = 1, k_max
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if is_safe(_steps(v1, mid, bits), rho):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def safety_transform(view: Viewset, rho: Fraction, bits: int, keep_safe: bool = True,
+                     root: str = "paper") -> Transformed:
     """Figure 2 with precision `bits`; an already safe viewset is returned unchanged (Section 6.3)
     when `keep_safe` and it is realistic (no NULL-only rows to account for: Step 3 must then run).
-    k starts at Figure 4's bound and grows while the integers miss (10) exactly.
+    k starts at Figure 4's bound (root "paper") or at the least k meeting rho (root "least")
+    and grows while the integers miss (10) exactly.
     """
     validate(view)
     if keep_safe and is_safe(view, rho) and is_realistic(view):
@@ -176,8 +199,10 @@ def safety_transform(view: Viewset, rho: Fraction, bits: int, keep_safe: bool = 
     vals = v1.values()
     w = Fraction(max(vals)) / min(vals)
     k = root_exponent(w, rho, view.n)
+    if root == "least":
+        k = least_root(v1, rho, k, bits)
     while True:
-        out = step4(step3(step2(v1, k, bits)), bits)
+        out = _steps(v1, k, bits)
         if is_safe(out, rho):
             return Transformed(out, k, bits, w, False)
         k += max(1, k // 8)
@@ -197,13 +222,19 @@ def sufficient_bits(view: Viewset, k: int) -> int:
     return (2 * n - 1) * pmax.bit_length() + (16 * k * (2 * n - 1) * (2 * C + 2)).bit_length() + 2
 
 
-def publish_safe(view: Viewset, rho: Fraction, equivalent: Callable[[Viewset], bool] | None,
-                 keep_safe: bool = True) -> Transformed:
-    """SafetyTransform with the least tried precision that `equivalent` accepts.
+#: The first precision tried by `publish_safe` (bits of Step 2's u = 2^-bits).
+FIRST_BITS = 8
 
-    `equivalent` must decide NBC-equivalence over all of ΠA_i; without it (product too
-    large to enumerate) the provable `sufficient_bits` precision is used directly.
-    `keep_safe=False` runs all four steps even on safe input (EST needs integer, realistic counts).
+
+def publish_safe(view: Viewset, rho: Fraction, equivalent: Callable[[Viewset], bool] | None,
+                 keep_safe: bool = True, root: str = "paper") -> Transformed:
+    """SafetyTransform at the least precision that `equivalent` accepts.
+
+    `equivalent` decides NBC-equivalence over all of ΠA_i exactly; the precision doubles from
+    FIRST_BITS until it accepts, then bisects down to the least accepted precision. Without
+    an oracle (a product too large even for equivalence.decidable) the provable
+    `sufficient_bits` precision is used directly. `keep_safe=False` runs all four steps even
+    on safe input (EST needs integer, realistic counts).
     """
     validate(view)
     if keep_safe and is_safe(view, rho) and is_realistic(view):
@@ -211,15 +242,24 @@ def publish_safe(view: Viewset, rho: Fraction, equivalent: Callable[[Viewset], b
     v1 = step1(view)
     vals = v1.values()
     cap = sufficient_bits(view, root_exponent(Fraction(max(vals)) / min(vals), rho, view.n))
-    if equivalent is not None:
-        bits = 24
-        while bits < cap:
-            result = safety_transform(view, rho, bits, keep_safe)
-            if equivalent(result.view):
-                return result
-            bits *= 2
-    return safety_transform(view, rho, cap, keep_safe)
+    if equivalent is None:
+        return safety_transform(view, rho, cap, keep_safe, root)
+    failed, bits = 0, FIRST_BITS
+    while True:
+        bits = min(bits, cap)
+        result = safety_transform(view, rho, bits, keep_safe, root)
+        if bits == cap or equivalent(result.view):
+            break
+        failed, bits = bits, bits * 2
+    while bits - failed > 1:
+        mid = (failed + bits) // 2
+        trial = safety_transform(view, rho, mid, keep_safe, root)
+        if equivalent(trial.view):
+            bits, result = mid, trial
+        else:
+            failed = mid
+    return result
 
 
-__all__ = ["Transformed", "publish_safe", "safety_transform", "step1", "step2", "step3", "step4",
-           "sufficient_bits", "validate"]
+__all__ = ["ROOTS", "Transformed", "least_root", "publish_safe", "safety_transform", "step1", "step2", "step3",
+           "step4", "sufficient_bits", "validate"]

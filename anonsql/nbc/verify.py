@@ -5,12 +5,10 @@ NBC-equivalence (Definition 2) of the classifier that the published tables, read
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import numpy as np
 from sqlglot import exp
 
 from .. import sql
@@ -22,34 +20,58 @@ from . import equivalence as eq
 from .stats import Views
 from .views import Viewset
 
-#: Equivalence is decided on all of ΠA_i when it has at most this many tuples (it then holds
-#: every tuple the table could ever classify), else on the table's own distinct tuples.
-FULL_PRODUCT_LIMIT = 10**7
-
 SAFETY = "condition (10) for rho"
 SUMS = "sum over values of N^i_(t,c) = P_c"
 EQUIVALENCE = "NBC-equivalence"
 
 
+#: DuckDB's check compares logs of the counts; within this (far above rounding) it leaves a
+#: pair undecided, and `safety` decides it exactly from the counts read back.
+LOG_TOL = 1e-9
+
+
+def safety_query(dialect: str) -> str:
+    """Condition (10) in exact NUMERIC on PostgreSQL; in logs with exact undecided pairs on DuckDB."""
+    return "nbc/check_safety" if dialect == "duckdb" else "nbc/check_safety_exact"
+
+
 def safety_bindings(class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int) -> dict[str, Any]:
-    """The bindings of sql/nbc/check_safety.sql for a publication and its rho (or r)."""
-    return {"class_tbl": class_table, "attr_tbl": attr_table, "rho": float(rho), "n": n}
+    """The bindings of the safety query for a publication and its rho (or r), ρ also as an
+    exact fraction rho_num/rho_den (decimal text: any size)."""
+    return {"class_tbl": class_table, "attr_tbl": attr_table, "rho": float(rho), "n": n, "tol": LOG_TOL,
+            "rho_num": str(rho.numerator), "rho_den": str(rho.denominator)}
+
+
+def _exact_ratio_ok(engine: Engine, class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int) -> bool:
+    """(10) decided exactly on the counts read back as text: every pair of classes of a value
+    (and of the P_c) has (N_c/F_c ÷ N_c'/F_c')^n <= ρ. Independent of the transform's code."""
+    text, params = sql.render("nbc/read_published", engine.dialect, class_tbl=class_table, attr_tbl=attr_table)
+    rows = engine.fetch_all(text, params)
+    prior = {label: int(f) for attr, _, label, _, f in rows if attr is None}
+    groups: dict[tuple[Any, Any], list[Fraction]] = {}
+    for attr, value, label, count, _ in rows:
+        groups.setdefault((attr, value), []).append(Fraction(int(count), prior[label]))
+    return all(min(g) > 0 and (max(g) / min(g)) ** n <= rho for g in groups.values())
 
 
 def safety(engine: Engine, class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int,
            classes: int) -> list[Check]:
     """Condition (10) on the published counts (prior-normalised for EST) and Statement 9a's
-    Σ_t N^i_{t,c} = P_c, both by sql/nbc/check_safety.sql."""
-    text, params = sql.render("nbc/check_safety", engine.dialect, **safety_bindings(class_table, attr_table, rho, n))
-    bad_values, bad_classes, bad_sums, attributes, found = engine.fetch_all(text, params)[0]
+    Σ_t N^i_{t,c} = P_c, by sql/nbc/check_safety_exact.sql (PostgreSQL) or check_safety.sql
+    (DuckDB; pairs its logs leave undecided are decided exactly from the counts)."""
+    query = safety_query(engine.dialect)
+    text, params = sql.render(query, engine.dialect, **safety_bindings(class_table, attr_table, rho, n))
+    bad_values, bad_classes, undecided, bad_sums, attributes, found = engine.fetch_all(text, params)[0]
     shape = attributes == n and found == classes
-    safe = shape and not bad_values and not bad_classes
-    detail = ("every ratio within rho^(1/n)" if safe else
+    exact = not undecided or _exact_ratio_ok(engine, class_table, attr_table, rho, n)
+    safe = shape and not bad_values and not bad_classes and exact
+    detail = ("every ratio within rho^(1/n)" + (f" ({undecided} at the bound, decided exactly)" if undecided else "")
+              if safe else
               f"expected {n} attributes and {classes} classes, found {attributes} and {found}" if not shape else
-              f"{bad_values} (attribute, value) pairs{' and the P_c' if bad_classes else ''} exceed rho^(1/n)")
-    return [Check(SAFETY, safe, "nbc/check_safety", detail),
-            Check(SUMS, not bad_sums, "nbc/check_safety", f"{bad_sums} (attribute, class) sums differ" if bad_sums
-                  else "")]
+              f"{bad_values} (attribute, value) pairs{' and the P_c' if bad_classes else ''} exceed rho^(1/n)"
+              if bad_values or bad_classes else "a ratio at the bound exceeds rho^(1/n) exactly")
+    return [Check(SAFETY, safe, query, detail),
+            Check(SUMS, not bad_sums, query, f"{bad_sums} (attribute, class) sums differ" if bad_sums else "")]
 
 
 def synthetic(engine: Engine, rows: Table, v: Views, pub: Viewset) -> Check:
@@ -68,8 +90,9 @@ def synthetic(engine: Engine, rows: Table, v: Views, pub: Viewset) -> Check:
 
 
 def full_product(v: Views) -> bool:
-    """Is ΠA_i small enough to decide equivalence on every tuple of it?"""
-    return eq.product_size(v.view) <= FULL_PRODUCT_LIMIT
+    """Can equivalence be decided on every tuple of ΠA_i (equivalence.decidable: each half of
+    the meet in the middle small enough)? Else only the table's own tuples are checked."""
+    return eq.decidable(v.view)
 
 
 @dataclass
@@ -89,12 +112,10 @@ class Equivalence:
 def equivalence(v: Views, published: Viewset, limit: int = 10) -> Equivalence:
     """Do the source's views and `published` rank the classes alike on every tuple (Definition 2)?
     At most `limit` differing tuples are described."""
-    blocks: Iterable[np.ndarray]
     if full_product(v):
-        blocks, on, tuples = eq.chunks(v.view), "full product", eq.product_size(v.view)
+        diffs, on, tuples = eq.differences(v.view, published, limit), "full product", eq.product_size(v.view)
     else:
-        blocks, on, tuples = [v.codes], "table tuples", len(v.codes)
-    diffs = eq.differences(v.view, published, blocks, limit=limit)
+        diffs, on, tuples = eq.differences_on(v.view, published, v.codes, limit), "table tuples", len(v.codes)
     return Equivalence(on, tuples, [describe(v, d) for d in diffs])
 
 

@@ -1,30 +1,41 @@
--- Condition (10) of Corollary 4 on the published tables, on the prior-normalised counts
--- count/F_c (F_c = 1: rho-safety; EST: one sub-label of the split): per (attribute, value) and
--- for the P_c, every class counted, > 0, and max/min <= ρ^(1/n)·(1 - 1e-9) in DOUBLE (stricter
--- than (10): rounding cannot pass an unsafe table); and Σ_t N^i_{t,c} = P_c (Statement 9a).
-WITH per_value AS (
-  SELECT a."attribute", a."value", COUNT(*) AS k, MIN(a."count") AS least,
-         MIN(CAST(a."count" AS DOUBLE) / p."prior") AS lo, MAX(CAST(a."count" AS DOUBLE) / p."prior") AS hi
-  FROM $attr_tbl AS a
-  JOIN $class_tbl AS p ON a."class" = p."class"
-  GROUP BY a."attribute", a."value"
-), per_class AS (
-  SELECT COUNT(*) AS k, MIN(p."count") AS least, MIN(p."prior") AS least_prior,
-         MIN(CAST(p."count" AS DOUBLE) / p."prior") AS lo, MAX(CAST(p."count" AS DOUBLE) / p."prior") AS hi
+-- DuckDB: condition (10) of Corollary 4 on the published tables, on the prior-normalised counts
+-- count/F_c (F_c = 1: rho-safety; EST: one sub-label of the split), and Σ_t N^i_{t,c} = P_c
+-- (Statement 9a) exactly in BIGNUM. (10) for each pair of classes of a value (and of the P_c):
+-- n·(ln N_c − ln F_c − ln N_c' + ln F_c') <= ln ρ. DuckDB multiplies big integers in DOUBLE
+-- only, so the logs come from the decimal text (17 leading digits and the length): a pair
+-- beyond the rounding bound $tol is bad; one within it is "undecided" and decided exactly by
+-- the caller from the exact counts (never accepted by a margin).
+WITH cls AS (
+  SELECT p."class", p."count" AS cnt, p."prior" AS f,
+         LN(CAST(LEFT(p."count", 17) AS DOUBLE)) + (LENGTH(p."count") - LEAST(LENGTH(p."count"), 17)) * LN(10)
+         - LN(p."prior") AS l
   FROM $class_tbl AS p
+), vals AS (
+  SELECT a."attribute", a."value", a."class", a."count" AS cnt,
+         LN(CAST(LEFT(a."count", 17) AS DOUBLE)) + (LENGTH(a."count") - LEAST(LENGTH(a."count"), 17)) * LN(10)
+         - LN(c.f) AS l
+  FROM $attr_tbl AS a
+  JOIN cls AS c ON a."class" = c."class"
+), per_value AS (
+  SELECT v."attribute", v."value", COUNT(*) AS k, MIN(CAST(v.cnt AS BIGNUM)) AS least, MAX(v.l) - MIN(v.l) AS spread
+  FROM vals AS v
+  GROUP BY v."attribute", v."value"
+), per_class AS (
+  SELECT COUNT(*) AS k, MIN(CAST(c.cnt AS BIGNUM)) AS least, MIN(c.f) AS least_prior, MAX(c.l) - MIN(c.l) AS spread
+  FROM cls AS c
 ), sums AS (
-  SELECT a."attribute", a."class", SUM(a."count") AS s
+  SELECT a."attribute", a."class", SUM(CAST(a."count" AS BIGNUM)) AS s
   FROM $attr_tbl AS a
   GROUP BY a."attribute", a."class"
-), bound AS (
-  SELECT POWER(CAST($rho AS DOUBLE), 1.0 / $n) * (1 - 1e-9) AS b
 )
 SELECT
-  (SELECT COUNT(*) FROM per_value, per_class, bound
-   WHERE per_value.k <> per_class.k OR per_value.least <= 0 OR per_value.hi / per_value.lo > bound.b) AS bad_values,
-  (SELECT COUNT(*) FROM per_class, bound
-   WHERE per_class.least <= 0 OR per_class.least_prior <= 0 OR per_class.hi / per_class.lo > bound.b) AS bad_classes,
+  (SELECT COUNT(*) FROM per_value, per_class
+   WHERE per_value.k <> per_class.k OR per_value.least <= 0 OR $n * per_value.spread - LN($rho) > $tol) AS bad_values,
+  (SELECT COUNT(*) FROM per_class
+   WHERE per_class.least <= 0 OR per_class.least_prior <= 0 OR $n * per_class.spread - LN($rho) > $tol) AS bad_classes,
+  (SELECT COUNT(*) FROM per_value WHERE ABS($n * per_value.spread - LN($rho)) <= $tol)
+  + (SELECT COUNT(*) FROM per_class WHERE ABS($n * per_class.spread - LN($rho)) <= $tol) AS undecided,
   (SELECT COUNT(*) FROM sums LEFT JOIN $class_tbl AS p ON sums."class" = p."class"
-   WHERE p."count" IS NULL OR sums.s <> p."count") AS bad_sums,
+   WHERE p."count" IS NULL OR sums.s <> CAST(p."count" AS BIGNUM)) AS bad_sums,
   (SELECT COUNT(DISTINCT a."attribute") FROM $attr_tbl AS a) AS attributes,
   (SELECT k FROM per_class) AS classes
