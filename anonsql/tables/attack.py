@@ -1,0 +1,156 @@
+"""The attacker's LP: how tightly do the published cells bound a suppressed one?
+
+Unknowns are the finest cells not published (x >= 0); every published total gives one
+equation, its value minus its published members. The bounds of a cell are the minimum and
+maximum of its unknown members' sum (plus its published members). One persistent HiGHS model
+serves the whole run: suppressing a cell frees its row (and, for a finest cell, adds its
+column), and only the objective changes between solves, so each solve starts warm. The rows
+whose duals are non-zero at an optimum are the totals that pin the cell: its certificate.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import AnonsqlError
+
+
+def load_highs() -> Any:
+    """The highspy module, or a clear error naming the extra that installs it."""
+    try:
+        import highspy
+    except ImportError:
+        raise AnonsqlError("safe aggregate tables need the HiGHS LP solver: pip install 'anonsql[tables]' "
+                           "(the highspy package)") from None
+    return highspy
+
+
+def new_model(hs: Any) -> Any:
+    """A silent HiGHS instance for warm-started objective changes (primal simplex, no presolve).
+    HiGHS prints its banner on stdout when constructed, which would corrupt --json output, so
+    file descriptor 1 points at /dev/null meanwhile."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = hs.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("simplex_strategy", 4)
+    return h
+
+
+@dataclass
+class Bounds:
+    """The attacker's interval of one cell and the published totals (non-zero duals) behind each end."""
+
+    lower: float
+    upper: float
+    pin_lower: np.ndarray
+    pin_upper: np.ndarray
+
+
+class Attacker:
+    """The attacker's LP over a table whose `suppressed` cells are hidden (see module docstring)."""
+
+    def __init__(self, members: sp.csr_matrix, finest_cell: np.ndarray, value: np.ndarray, suppressed: np.ndarray):
+        self._hs = load_highs()
+        self.members = members
+        self.holders = members.T.tocsr()  # finest cell -> cells containing it
+        self.finest_cell = finest_cell
+        self.value = value.astype(float)
+        self.suppressed = suppressed.copy()
+        self.inner = np.zeros(len(value), bool)
+        self.inner[finest_cell[finest_cell >= 0]] = True
+        free = self._free()
+        known = np.where(free, 0.0, self.value[np.maximum(finest_cell, 0)])
+        self.rhs = self.value - members @ known  # each cell's value minus its published members
+        self.col_of = np.full(len(finest_cell), -1, np.int64)
+        self.col_of[free] = np.arange(int(free.sum()))
+        self.row_of = np.full(len(value), -1, np.int64)
+        has_free = (members @ free.astype(np.int64)) > 0
+        rows = np.flatnonzero(has_free & ~self.inner)
+        self.row_of[rows] = np.arange(len(rows))
+        self.cell_of_row: list[int] = rows.tolist()
+        self.h = new_model(self._hs)
+        inf = self._hs.kHighsInf
+        lp = self._hs.HighsLp()
+        a = members[rows][:, np.flatnonzero(free)].tocsc()
+        lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
+        lp.col_cost_ = np.zeros(a.shape[1])
+        lp.col_lower_, lp.col_upper_ = np.zeros(a.shape[1]), np.full(a.shape[1], inf)
+        hidden = self.suppressed[rows]
+        lp.row_lower_ = np.where(hidden, -inf, self.rhs[rows])
+        lp.row_upper_ = np.where(hidden, inf, self.rhs[rows])
+        lp.a_matrix_.format_ = self._hs.MatrixFormat.kColwise
+        lp.a_matrix_.start_, lp.a_matrix_.index_ = a.indptr, a.indices
+        lp.a_matrix_.value_ = np.ones(a.nnz)
+        self.h.passModel(lp)
+        self._objective = np.zeros(0, np.int64)
+
+    def _free(self) -> np.ndarray:
+        """Finest cells the attacker does not see: not a cell of their own, or a suppressed one."""
+        cell = self.finest_cell
+        return (cell < 0) | self.suppressed[np.maximum(cell, 0)]
+
+    def suppress(self, cell: int) -> None:
+        """Hide one more cell: its equation goes; a finest cell becomes an unknown."""
+        inf = self._hs.kHighsInf
+        self.suppressed[cell] = True
+        if self.row_of[cell] >= 0:
+            self.h.changeRowBounds(int(self.row_of[cell]), -inf, inf)
+        if not self.inner[cell]:
+            return
+        finest = int(self.members.indices[self.members.indptr[cell]])
+        holders = self.holders.indices[self.holders.indptr[finest]:self.holders.indptr[finest + 1]]
+        holders = holders[~self.inner[holders]]
+        self.rhs[holders] += self.value[cell]
+        for c in holders:
+            hidden = self.suppressed[c]
+            if self.row_of[c] < 0:
+                self.row_of[c] = len(self.cell_of_row)
+                self.cell_of_row.append(int(c))
+                self.h.addRow(-inf if hidden else self.rhs[c], inf if hidden else self.rhs[c], 0,
+                              np.zeros(0, np.int32), np.zeros(0))
+            elif not hidden:
+                self.h.changeRowBounds(int(self.row_of[c]), self.rhs[c], self.rhs[c])
+        rows = self.row_of[holders].astype(np.int32)
+        self.col_of[finest] = self.h.getNumCol()
+        self.h.addCol(0.0, 0.0, inf, len(rows), rows, np.ones(len(rows)))
+
+    def bounds(self, cell: int) -> Bounds:
+        """The attacker's min and max of `cell` given everything published."""
+        mine = self.members.indices[self.members.indptr[cell]:self.members.indptr[cell + 1]]
+        cols = self.col_of[mine]
+        cols = cols[cols >= 0].astype(np.int32)
+        known = float(self.value[cell] - self.rhs[cell])
+        if not len(cols):
+            return Bounds(known, known, np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.h.changeColsCost(len(self._objective), self._objective.astype(np.int32), np.zeros(len(self._objective)))
+        self.h.changeColsCost(len(cols), cols, np.ones(len(cols)))
+        self._objective = cols
+        ends = []
+        for sense in (self._hs.ObjSense.kMinimize, self._hs.ObjSense.kMaximize):
+            self.h.changeObjectiveSense(sense)
+            self.h.run()
+            status = self.h.getModelStatus()
+            if status in (self._hs.HighsModelStatus.kUnbounded, self._hs.HighsModelStatus.kUnboundedOrInfeasible):
+                ends.append((np.inf, np.zeros(0, np.int64)))
+                continue
+            if status != self._hs.HighsModelStatus.kOptimal:
+                raise AnonsqlError(f"the attacker's LP failed: {self.h.modelStatusToString(status)}")
+            duals = np.asarray(self.h.getSolution().row_dual)
+            pinning = np.asarray(self.cell_of_row, np.int64)[np.abs(duals) > 1e-9]
+            pinning = pinning[~self.suppressed[pinning]]
+            ends.append((known + self.h.getInfo().objective_function_value, pinning))
+        return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1])

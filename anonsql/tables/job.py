@@ -1,0 +1,178 @@
+"""The tables job: SQL cells -> primary rules -> secondary suppression (exact elimination, then the
+attacker's LP) -> published table and audit -> independent SQL and LP checks -> report.
+
+Writing and checking run in ONE transaction: a failed check raises VerificationError inside
+it, so neither the published table nor its audit is left behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import sql
+from ..catalog import Table, find_table, get_table, output_table
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report, save, silent
+from . import verify
+from .cells import TOTAL
+from .rewrite import PUBLISHED, check_names, publication
+from .rules import primary
+from .spec import Spec
+from .stats import gather
+from .suppress import protect
+
+
+@dataclass(kw_only=True)
+class TablesReport(Report):
+    """A published aggregate table: its layout, the suppression pattern and the attack's result."""
+
+    audit_table: str
+    dims: list[str]
+    tables: list[str]
+    margins: str
+    measure: str | None
+    contributor: str | None
+    min_count: int
+    zero_unsafe: bool
+    dominance: tuple[int, float] | None
+    p_percent: float | None
+    protection: float  # percent of the cell value each side (0: width > 0)
+    cells: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)  # s safe, u primary, x secondary
+    suppressed_share: float = 0.0  # hidden cells / cells
+    suppressed_value_share: float = 0.0  # value of hidden cells / value of all cells
+    pinned_primary_only: int = 0  # primaries the attacker recomputes exactly when only they are hidden
+    linear_secondaries: int = 0
+    pinned_after_linear: int = 0
+    lp_secondaries: int = 0
+    smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
+    emitted_sql: str | None = None
+
+    def lines(self) -> list[str]:
+        s = self.statuses
+        head = (f"{self.table} -> {self.out} (audit: {self.audit_table}): {', '.join(self.tables)}, margins "
+                f"{self.margins}" if self.checks else
+                f"{self.table}: dry run, script written to {self.emitted_sql}; the database is unchanged")
+        width = "" if self.smallest_width is None else f"; smallest attacker interval of a primary cell " \
+                                                        f"{self.smallest_width:g}"
+        return [
+            head,
+            f"  cells {self.cells:,}: safe (s) {s.get('s', 0):,}, primary (u) {s.get('u', 0):,}, "
+            f"secondary (x) {s.get('x', 0):,}; suppressed {self.suppressed_share:.1%} of the cells, "
+            f"{self.suppressed_value_share:.1%} of the value",
+            f"  primaries pinned with primary suppression alone {self.pinned_primary_only:,}; secondaries "
+            f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
+            f"secondaries from the attacker's LP {self.lp_secondaries:,}{width}",
+        ]
+
+
+@dataclass(kw_only=True)
+class AuditReport(Report):
+    """The attack on a published table: is any primary (u) cell pinned?"""
+
+    dims: list[str]
+    cells: int
+    primary_cells: int
+    pinned: list[dict] = field(default_factory=list)
+    smallest_width: float | None = None
+
+    def lines(self) -> list[str]:
+        out = [f"{self.table}: {self.cells:,} cells over {', '.join(self.dims)}; the attacker's LP pins "
+               f"{len(self.pinned):,} of {self.primary_cells:,} primary cells"
+               + ("" if self.smallest_width is None else f" (smallest interval {self.smallest_width:g})")]
+        out += [f"  pinned: {p['labels']} = {p['lower']:g}" for p in self.pinned[:10]]
+        return out
+
+
+def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: bool, bounds: bool,
+        emit_sql: str | None, execute: bool, progress: Progress | None = None) -> TablesReport:
+    """The whole job on validated input (see anonsql.api.safe_table)."""
+    say = progress or silent
+    check_names(spec.dims)
+    target, replaced = output_table(engine, source, out, f"{source.name}_tables", replace)
+    audit = sql.TableName(f"{target.name}_audit", target.schema)
+    old_audit = find_table(engine, audit)
+    if old_audit is not None and not replace:
+        raise AnonsqlError(f"audit table {old_audit} already exists (use --replace to overwrite it)")
+    r = spec.rules
+    report = TablesReport(table=str(source), out=str(target), audit_table=str(audit), dims=spec.dims,
+                          tables=spec.names, margins=spec.margins, measure=spec.measure,
+                          contributor=spec.contributor, min_count=r.min_count, zero_unsafe=r.zero_unsafe,
+                          dominance=r.dominance, p_percent=r.p_percent, protection=spec.protection.level,
+                          emitted_sql=emit_sql)
+    with report.timed("statistics"):
+        grid, labels = gather(engine, source, spec)
+    say(f"statistics: {len(grid.codes):,} cells ({report.seconds['statistics']:.2f} s)")
+    with report.timed("primary"):
+        reasons = primary(grid, spec.rules)
+
+    def label(c: int) -> str:
+        return ", ".join(f"{d}={'Total' if k == TOTAL else labels[j][k]}" for j, (d, k) in
+                         enumerate(zip(spec.dims, grid.codes[c])))
+
+    with report.timed("secondary"):
+        outcome = protect(grid, reasons, spec.protection, cube=spec.margins == "cube" and len(spec.tables) == 1,
+                          bounds_all=bounds, label=label, progress=say)
+    report.seconds.update({f"secondary: {k}": v for k, v in outcome.seconds.items()})
+    hidden = outcome.status != "s"
+    report.cells = len(grid.codes)
+    report.statuses = {s: int((outcome.status == s).sum()) for s in "sux"}
+    report.suppressed_share = float(hidden.mean()) if len(hidden) else 0.0
+    total = float(grid.value.sum())
+    report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
+    report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
+    report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
+    say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
+        f"({report.seconds['secondary']:.2f} s)")
+
+    pub = publication(grid, labels, outcome, spec.dims, target.expr, audit.expr, bounds=bounds)
+    replaced_tables = [t.expr for t in (replaced, old_audit) if t is not None]
+    if emit_sql:
+        save(emit_sql, pub.script(engine.dialect, _title(report), replaced_tables,
+                                  [verify.recount_script(engine.dialect, source.expr, target.expr, spec)]))
+    if not execute:
+        report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
+        return report
+
+    with engine.transaction():
+        with report.timed("rewrite"):
+            pub.execute(engine, replaced_tables)
+        with report.timed("verify"):
+            written = get_table(engine, target)
+            truth = verify.published(engine, report, source, written, spec)
+            result = verify.attack(engine, written, spec.dims)
+            report.smallest_width = verify.protection(report, result, truth, spec.protection.level)
+        if not report.ok:
+            raise VerificationError(report.checks)
+    say(f"verify: values recounted, rules hold, no primary pinned ({report.seconds['verify']:.2f} s)")
+    return report
+
+
+def audit(engine: Engine, published: Table) -> AuditReport:
+    """Re-run the attack on a published table (its own rows only): any pinned primary fails."""
+    missing = [c for c in PUBLISHED if c not in published.column_names]
+    if missing:
+        raise AnonsqlError(f"{published} is not a published table of 'anonsql tables' (no column "
+                           f"{', '.join(missing)})")
+    dims = [c for c in published.column_names if c not in PUBLISHED]
+    report = AuditReport(table=str(published), dims=dims, cells=0, primary_cells=0)
+    with report.timed("attack"):
+        result = verify.attack(engine, published, dims)
+    pinned = result.pinned()
+    report.cells, report.primary_cells = result.cells, len(result.intervals)
+    report.pinned = [dict(labels=list(i.labels), grouping_id=i.grouping_id, lower=i.lower) for i in pinned]
+    report.smallest_width = min((i.width for i in result.intervals), default=None)
+    report.check("no primary cell pinned by the attacker's LP", not pinned, "tables/published_cells",
+                 "" if not pinned else f"{len(pinned)} primary cells recomputable exactly")
+    return report
+
+
+def _title(report: TablesReport) -> str:
+    rules = [f"min count {report.min_count}"] + ([f"({report.dominance[0]},{report.dominance[1]:g})-dominance"]
+                                                 if report.dominance else []) \
+        + ([f"p% {report.p_percent:g}"] if report.p_percent is not None else [])
+    return (f"anonsql tables: {report.table} -> {report.out} and {report.audit_table}; {', '.join(report.tables)}, "
+            f"margins {report.margins}; {', '.join(rules)}\n"
+            "-- primary and secondary cell suppression checked by the attacker's LP (status s safe, u primary, "
+            "x secondary)")

@@ -1,0 +1,97 @@
+"""Decisions -> tables: the published table (values of safe cells only) and the private audit.
+
+Both are created by one statement each and filled with the decided rows in bulk; the
+`--emit-sql` script holds the same statements with the rows spelled out, and the checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlglot import exp
+
+from .. import sql
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..rewrite import Script
+from .cells import TOTAL, Grid
+from .suppress import Outcome
+from .verify import TOTAL_LABEL
+
+PUBLISHED = ["grouping_id", "value", "status", "lower", "upper"]
+AUDIT = ["grouping_id", "value", "n", "status", "reason", "lower", "upper"]
+
+
+def check_names(dims: Sequence[str]) -> None:
+    """The dimensions must not collide with the fixed columns of the written tables."""
+    taken = sorted(set(dims) & set(PUBLISHED + AUDIT))
+    if taken:
+        raise AnonsqlError(f"dimension name(s) {', '.join(taken)} collide with the published table's columns "
+                           f"({', '.join(dict.fromkeys(PUBLISHED + AUDIT))}); rename them in a view first")
+
+
+@dataclass
+class Publication:
+    """The rows of the published table and of its audit, and where they go."""
+
+    dims: list[str]
+    out: exp.Table
+    audit: exp.Table
+    published: list[list[Any]]
+    audited: list[list[Any]]
+
+    def execute(self, engine: Engine, replaced: Sequence[exp.Table]) -> None:
+        """Drop what this run replaces, create both tables and load their rows (the caller holds
+        the transaction)."""
+        d = engine.dialect
+        for table in replaced:
+            engine.execute(*sql.render("common/drop_table", d, tbl=table))
+        for name, table, columns, rows in self._tables():
+            engine.execute(*sql.render(f"tables/{name}", d, out=table, label=[sql.ident(c) for c in self.dims]))
+            frame = pd.DataFrame(rows, columns=columns, dtype=object)
+            engine.insert_rows(table.sql(d), ", ".join(sql.ident(c).sql(d) for c in columns), frame)
+
+    def _tables(self) -> list[tuple[str, exp.Table, list[str], list[list[Any]]]]:
+        return [("create_published", self.out, [*self.dims, *PUBLISHED], self.published),
+                ("create_audit", self.audit, [*self.dims, *AUDIT], self.audited)]
+
+    def script(self, dialect: str, title: str, replaced: Sequence[exp.Table],
+               checks: Sequence[tuple[str, str]]) -> str:
+        """The same run as a reviewable script, ending with the verification queries."""
+        text = Script(dialect, title, ["PRIVATE: the audit table's rows hold the TRUE values of the suppressed cells;",
+                                       "keep this file as private as the source table."])
+        for table in replaced:
+            text.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
+                      sql.readable("common/drop_table", dialect, tbl=table))
+        for name, table, columns, rows in self._tables():
+            text.step(f"sql/tables/{name}.sql", sql.readable(f"tables/{name}", dialect, out=table,
+                                                             label=[sql.ident(c) for c in self.dims]))
+            text.rows(f"its {len(rows):,} rows", table, columns, rows)
+        for comment, query in checks:
+            text.check(comment, query)
+        return text.text()
+
+
+def publication(grid: Grid, labels: Sequence[Sequence[Any]], outcome: Outcome, dims: Sequence[str],
+                out: exp.Table, audit: exp.Table, *, bounds: bool) -> Publication:
+    """One published row and one audit row per cell."""
+    gid = grid.grouping_id
+    published, audited = [], []
+    for c, codes in enumerate(grid.codes):
+        names = [TOTAL_LABEL if k == TOTAL else labels[j][k] for j, k in enumerate(codes)]
+        status = str(outcome.status[c])
+        value = float(grid.value[c])
+        lo, hi = (_plain(outcome.lower[c]), _plain(outcome.upper[c]))
+        published.append([*names, int(gid[c]), value if status == "s" else None, status,
+                          lo if bounds else None, hi if bounds else None])
+        audited.append([*names, int(gid[c]), value, int(grid.freq[c]), status, outcome.reason[c], lo, hi])
+    return Publication(list(dims), out, audit, published, audited)
+
+
+def _plain(x: float) -> float | None:
+    """A bound as stored: NULL when not computed (NaN) or unbounded (an upper end of +inf)."""
+    return None if not np.isfinite(x) else float(x)

@@ -1,0 +1,177 @@
+"""Secondary cell suppression: hide enough further cells that no primary cell can be recomputed.
+
+1. Linear stage (exact): while a primary cell is a linear combination of the published cells
+   (linear.certificates), suppress the corners of its cheapest hypercube (one table with all
+   margins, `cube`) or else the cheapest published cell of its certificate.
+2. LP stage: the attacker's min and max of each primary cell (attack.Attacker, one persistent
+   HiGHS model) must meet the protection; if not, suppress its cheapest hypercube (`cube`) or
+   else the cheapest published cell that pins the failing bound, and re-audit that cell.
+   Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
+   is audited until safe, then never again.
+
+Cheapest = an inner cell before a margin (fewer summed dimensions first), a non-empty cell
+before an empty one (an empty secondary protects one side only), then the smaller value,
+then the cell number: the same input always gives the same pattern.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from .attack import Attacker, Bounds
+from .cells import Grid
+from .hypercube import hypercube
+from .linear import certificates
+
+#: The exact stage is skipped when its dense system (totals x unknowns) is larger than this: its
+#: elimination would outlast the LP stage, which protects on its own.
+LINEAR_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True)
+class Protection:
+    """What a primary cell's attacker interval [lower, upper] must satisfy: width > 0 and, with a
+    `level` (percent of the cell's value), upper >= v (1 + level/100) and lower <= v (1 - level/100).
+
+    >>> Protection().holds(5, 5, 5), Protection().holds(5, 4, 9), Protection(20).holds(5, 4, 9)
+    (False, True, True)
+    """
+
+    level: float = 0.0
+
+    def holds(self, value: float, lower: float, upper: float) -> bool:
+        return not any(self.fails(value, lower, upper))
+
+    def fails(self, value: float, lower: float, upper: float) -> tuple[bool, bool]:
+        """(the lower end is too high, the upper end too low); a pinned cell fails both."""
+        tol = 1e-7 * max(1.0, abs(value))
+        margin = self.level / 100 * abs(value)
+        pinned = upper - lower <= tol
+        return pinned or lower > value - margin + tol, pinned or upper < value + margin - tol
+
+
+@dataclass
+class Outcome:
+    """The pattern: status per cell (s safe, u primary, x secondary), why, and the attacker's bounds:
+    of every hidden cell at the end with `bounds_all`, else of each primary when it was last
+    audited (later suppressions can only widen them)."""
+
+    status: np.ndarray
+    reason: list[str]
+    lower: np.ndarray
+    upper: np.ndarray
+    pinned_primary_only: int = 0  # primaries the attacker pins when only the primaries are hidden
+    linear_secondaries: int = 0
+    pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
+    lp_secondaries: int = 0
+    linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *, cube: bool = False,
+            bounds_all: bool = False, label: Callable[[int], str] = str,
+            progress: Callable[[str], None] | None = None) -> Outcome:
+    """Primary cells (reason not None) plus the secondaries that protect them (see module docstring)."""
+    say = progress or (lambda _m: None)
+    n = len(grid.codes)
+    members, finest_cell = grid.members(), grid.finest_cell()
+    inner = grid.summed == 0
+    rank = np.empty(n, np.int64)
+    rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed))] = np.arange(n)
+    status = np.array(["u" if r else "s" for r in reasons], dtype="<U1")
+    why = [r or "safe" for r in reasons]
+    primaries = sorted(np.flatnonzero(status == "u").tolist(), key=lambda c: rank[c])
+    out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan))
+
+    started = time.perf_counter()
+    attacker = Attacker(members, finest_cell, grid.value, status == "u")
+    out.pinned_primary_only = sum(_pinned(grid.value[p], attacker.bounds(p)) for p in primaries)
+    out.seconds["primary-only audit"] = time.perf_counter() - started
+    say(f"  primary suppression alone: {out.pinned_primary_only} of {len(primaries)} primary cells pinned")
+
+    def suppress(cell: int, stage: str, protects: int) -> None:
+        status[cell] = "x"
+        why[cell] = f"secondary ({stage}): protects {label(protects)}"
+        attacker.suppress(cell)
+
+    def cheapest(target: int, rows: np.ndarray) -> int:
+        cells, near = _pins(members, finest_cell, status, target, rows)
+        return int(cells[np.lexsort((rank[cells], near))[0]])
+
+    started = time.perf_counter()
+    out.linear_skipped = int((~inner).sum()) * int(_free(finest_cell, status).sum()) > LINEAR_LIMIT
+    while not out.linear_skipped:
+        found = _linear_round(members, finest_cell, status, inner, primaries)
+        if not found:
+            break
+        for p, rows in found:
+            if not (status[rows] == "s").all():  # already broken by a secondary of this round
+                continue
+            corners = hypercube(grid, p, status != "s", protection.level) if cube else None
+            for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
+                suppress(cell, "linear", p)
+                out.linear_secondaries += 1
+    out.seconds["linear"] = time.perf_counter() - started
+    say(f"  linear stage: {out.linear_secondaries} secondary cells")
+
+    started = time.perf_counter()
+    for p in primaries:
+        first = True
+        while any(bad := protection.fails(grid.value[p], (b := attacker.bounds(p)).lower, b.upper)):
+            out.pinned_after_linear += first
+            first = False
+            rows = np.union1d(b.pin_lower if bad[0] else [], b.pin_upper if bad[1] else []).astype(np.int64)
+            corners = hypercube(grid, p, status != "s", protection.level) if cube else None
+            for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
+                suppress(cell, "LP", p)
+                out.lp_secondaries += 1
+        out.lower[p], out.upper[p] = b.lower, b.upper
+    out.seconds["LP"] = time.perf_counter() - started
+    say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
+
+    for c in np.flatnonzero(status != "s") if bounds_all else []:
+        b = attacker.bounds(int(c))
+        out.lower[c], out.upper[c] = b.lower, b.upper
+    return out
+
+
+def _pinned(value: float, b: Bounds) -> bool:
+    return b.upper - b.lower <= 1e-7 * max(1.0, abs(value))
+
+
+def _free(finest_cell: np.ndarray, status: np.ndarray) -> np.ndarray:
+    """Finest cells the attacker does not see."""
+    return (finest_cell < 0) | (status[np.maximum(finest_cell, 0)] != "s")
+
+
+def _linear_round(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, inner: np.ndarray,
+                  primaries: Sequence[int]) -> list[tuple[int, np.ndarray]]:
+    """Each primary that the published totals give back exactly, with its certificate (the totals)."""
+    cols = np.flatnonzero(_free(finest_cell, status))
+    rows = np.flatnonzero((status == "s") & ~inner & (members[:, cols].getnnz(axis=1) > 0))
+    system = members[rows][:, cols].toarray()
+    targets = members[list(primaries)][:, cols].toarray()
+    return [(p, rows[cert]) for p, cert in zip(primaries, certificates(system, targets)) if cert is not None]
+
+
+def _pins(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, target: int,
+          rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The published cells whose suppression breaks a certificate of `target`: its totals `rows`
+    and the published finest cells inside them or inside the target; each with the size of the
+    smallest certificate total it comes from (the target's own size for its members), so a
+    secondary is sought near the primary before it is sought in a grand total."""
+    sizes = np.diff(members.indptr)
+    cells, near = [rows], [sizes[rows]]
+    for holder in [target, *rows.tolist()]:
+        inside = finest_cell[members.indices[members.indptr[holder]:members.indptr[holder + 1]]]
+        inside = inside[inside >= 0]
+        cells.append(inside)
+        near.append(np.full(len(inside), sizes[holder]))
+    c, n = np.concatenate(cells), np.concatenate(near)
+    keep = status[c] == "s"
+    return c[keep], n[keep]

@@ -1,0 +1,111 @@
+"""Safe aggregate tables (issue 13): the Adult cube and two synthetic tables of ~10^5 cells.
+
+    python benchmarks/tables_adult.py [--no-postgres] [--no-large]
+
+Prints JSON, per engine: for Adult, education x occupation x race with all margins and
+minimum count 4, the baseline of the same run -- primary suppression alone, how many primary
+cells the attacker's LP pins (the issue measured 155 of 345) -- next to the protected table:
+secondary cells (exact stage, LP stage), suppressed share, seconds per stage and for the whole
+job (target <= 10 s, 0 pinned: the job's own independent attack must pass). Then a 2-D table
+(316 x 316) and a 3-D table (46 x 46 x 46) of ~10^5 cells with margins, 1 % of the inner cells
+below the minimum count (target <= 60 s each); the baseline there is the SQL of the cells alone
+(one GROUP BY GROUPING SETS scan).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import engines  # noqa: E402
+
+import anonsql  # noqa: E402
+from anonsql.catalog import get_table  # noqa: E402
+from anonsql.data.loading import write_frame  # noqa: E402
+from anonsql.engine import connect  # noqa: E402
+from anonsql.tables import Rules, Spec  # noqa: E402
+from anonsql.tables.stats import gather  # noqa: E402
+
+ADULT_DIMS = ["education", "occupation", "race"]
+
+
+def synthetic(shape: tuple[int, ...], seed: int = 0) -> pd.DataFrame:
+    """Rows whose counts per inner cell are 3 + Poisson(4), with 1 % of the cells at 1 or 2."""
+    rng = np.random.default_rng(seed)
+    counts = 3 + rng.poisson(4, size=shape)
+    small = rng.random(shape) < 0.01
+    counts[small] = rng.integers(1, 3, size=int(small.sum()))
+    idx = np.repeat(np.arange(counts.size), counts.ravel())
+    coords = np.unravel_index(idx, shape)
+    return pd.DataFrame({f"d{j}": np.char.add("v", coords[j].astype(str)).astype(object) for j in range(len(shape))})
+
+
+def run_job(db: str, table: str, dims: list[str], min_count: int, out: str) -> dict:
+    start = time.perf_counter()
+    r = anonsql.safe_table(db, table, dims, min_count=min_count, out=out, replace=True)
+    total = time.perf_counter() - start
+    return {"ok": r.ok, "cells": r.cells, "statuses": r.statuses, "primary_cells": r.statuses["u"],
+            "pinned_with_primary_suppression_alone": r.pinned_primary_only,
+            "secondary_cells": r.statuses["x"], "secondary_exact_stage": r.linear_secondaries,
+            "pinned_after_exact_stage": r.pinned_after_linear, "secondary_lp_stage": r.lp_secondaries,
+            "suppressed_share_of_cells": round(r.suppressed_share, 4),
+            "suppressed_share_of_value": round(r.suppressed_value_share, 4),
+            "smallest_primary_interval": r.smallest_width,
+            "pinned_after_protection": 0 if r.ok else None,
+            "seconds_by_stage": {k: round(v, 3) for k, v in r.seconds.items()}, "seconds_total": round(total, 3)}
+
+
+def cells_sql_seconds(db: str, table: str, dims: list[str]) -> float:
+    """The baseline: the SQL of the cells alone (domains, GROUPING SETS, no protection)."""
+    engine = connect(db)
+    try:
+        start = time.perf_counter()
+        gather(engine, get_table(engine, table), Spec(dims, [list(range(len(dims)))], rules=Rules()))
+        return round(time.perf_counter() - start, 3)
+    finally:
+        engine.close()
+
+
+def _plain(value: object) -> object:
+    """numpy scalars as Python numbers."""
+    return value.item() if isinstance(value, np.generic) else str(value)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--no-large", action="store_true", help="only the Adult cube")
+    args = parser.parse_args()
+    results: dict = {}
+    large = {} if args.no_large else {"2d_316x316": synthetic((316, 316), 1), "3d_46x46x46": synthetic((46, 46, 46), 2)}
+    with tempfile.TemporaryDirectory() as tmp, engines(tmp, not args.no_postgres) as dbs:
+        for engine_name, db in dbs.items():
+            res: dict = {}
+            anonsql.load_dataset(db, "adult", replace=True)
+            res["adult_education_occupation_race"] = run_job(db, "adult", ADULT_DIMS, 4, "adult_cube")
+            res["adult_education_occupation_race"]["baseline_cells_sql_seconds"] = cells_sql_seconds(
+                db, "adult", ADULT_DIMS)
+            for name, frame in large.items():
+                engine = connect(db)
+                write_frame(engine, frame, name, replace=True)
+                engine.close()
+                dims = list(frame.columns)
+                res[name] = run_job(db, name, dims, 3, f"{name}_pub")
+                res[name]["rows"] = len(frame)
+                res[name]["baseline_cells_sql_seconds"] = cells_sql_seconds(db, name, dims)
+            results[engine_name] = res
+            print(json.dumps({engine_name: res}, default=_plain), file=sys.stderr, flush=True)
+    print(json.dumps(results, indent=2, default=_plain))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+"""Safe aggregate tables: golden cases (sdcTable's problemdata, a rectangle, a cube), the attack,
+the job end to end on both engines, its failure path, and a property test."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import anonsql
+from anonsql import catalog
+from anonsql.cli import main
+from anonsql.data.loading import write_frame
+from anonsql.engine import connect
+from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.tables import Protection, layout, protect
+from anonsql.tables import job as tables_job
+from anonsql.tables.attack import Attacker
+
+from .conftest import table_rows
+
+# sdcTable's problemdata() (R/test_problems.R): rows w..z x columns a..d and the nine primaries.
+SDC = np.array([[30, 47, 64, 89], [90, 124, 5, 31], [92, 100, 59, 85], [800, 991, 651, 685]], float)
+SDC_PRIMARY = {(0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 1), (2, 3), (3, 1), (3, 3)}
+RECT = np.array([[2, 9, 8], [7, 6, 10], [12, 11, 5]], float)  # one primary cell: (0, 0) = 2
+
+
+def cube_grid(counts: np.ndarray):
+    """The grid of a table with all margins, values summed from the inner counts."""
+    dims = counts.ndim
+    grid = layout(list(counts.shape), [s for r in range(dims, -1, -1) for s in itertools.combinations(range(dims), r)])
+    for i, codes in enumerate(grid.codes):
+        grid.value[i] = counts[tuple(slice(None) if c < 0 else c for c in codes)].sum()
+    grid.freq[:] = grid.value
+    return grid
+
+
+def inner(grid, cells):
+    """Reasons marking the given inner cells primary."""
+    return ["primary" if (grid.codes[i] >= 0).all() and tuple(grid.codes[i]) in cells else None
+            for i in range(len(grid.codes))]
+
+
+def widths(grid, status):
+    """The attacker's interval width of every primary under a suppression pattern."""
+    attacker = Attacker(grid.members(), grid.finest_cell(), grid.value, status != "s")
+    return {tuple(grid.codes[p]): (b := attacker.bounds(int(p))).upper - b.lower for p in np.flatnonzero(status == "u")}
+
+
+def test_sdctable_problemdata_pins_w_b_and_the_protection_fixes_it():
+    grid = cube_grid(SDC)
+    reasons = inner(grid, SDC_PRIMARY)
+    status = np.array(["u" if r else "s" for r in reasons])
+    before = widths(grid, status)
+    assert [cell for cell, w in before.items() if w < 1e-9] == [(0, 1)]  # (w,b) = 236 - 189 = 47
+    attacker = Attacker(grid.members(), grid.finest_cell(), grid.value, status != "s")
+    b = attacker.bounds(int(grid.index(np.array([[0, 1]]))[0]))
+    assert b.lower == pytest.approx(47) and b.upper == pytest.approx(47)
+    out = protect(grid, reasons, Protection(), cube=True)
+    assert out.pinned_primary_only == 1
+    assert min(widths(grid, out.status).values()) > 0
+    assert (out.status == "x").sum() >= 1
+    again = protect(cube_grid(SDC), reasons, Protection(), cube=True)
+    assert (again.status == out.status).all()  # deterministic
+
+
+def test_single_primary_needs_a_rectangle_of_three_secondaries():
+    grid = cube_grid(RECT)
+    out = protect(grid, inner(grid, {(0, 0)}), Protection(), cube=True)
+    assert sorted(map(tuple, grid.codes[out.status == "x"].tolist())) == [(0, 1), (1, 0), (1, 1)]  # cost 22
+    assert widths(grid, out.status)[(0, 0)] > 0
+
+
+def test_three_dimensional_primary_gets_a_protecting_cube():
+    counts = np.arange(1, 19, dtype=float).reshape(3, 3, 2) + 4
+    counts[1, 1, 0] = 1
+    grid = cube_grid(counts)
+    out = protect(grid, inner(grid, {(1, 1, 0)}), Protection(), cube=True)
+    assert (out.status == "x").sum() == 7  # the other corners of a 2 x 2 x 2 cube
+    assert (grid.summed[out.status == "x"] == 0).all()  # margins stay published
+    assert widths(grid, out.status)[(1, 1, 0)] > 0
+
+
+def test_protection_level_widens_the_interval():
+    grid = cube_grid(RECT)
+    out = protect(grid, inner(grid, {(0, 0)}), Protection(50), cube=True)
+    attacker = Attacker(grid.members(), grid.finest_cell(), grid.value, out.status != "s")
+    b = attacker.bounds(0)
+    assert b.upper >= 3 - 1e-9 and b.lower <= 1 + 1e-9
+
+
+def _frequency_rows(counts: np.ndarray, names=("region", "sector")) -> pd.DataFrame:
+    rows = [(f"r{i}", f"s{j}") for (i, j), n in np.ndenumerate(counts) for _ in range(int(n))]
+    return pd.DataFrame(rows, columns=list(names))
+
+
+def test_job_publishes_the_rectangle_and_checks_it(db, engine):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    r = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub", bounds=True)
+    assert r.ok and r.statuses == {"s": 12, "u": 1, "x": 3} and r.cells == 16
+    assert {c.name for c in r.checks} == {"published values equal the SQL recount",
+                                         "no published cell fails a primary rule",
+                                         "the attacker's LP on the published table pins no primary cell"}
+    rows = {(a, b): (v, s) for a, b, _g, v, s, _lo, _hi in table_rows(engine, "pub")}
+    assert rows[("r0", "s0")] == (None, "u") and rows[("r0", "Total")] == (19, "s")
+    assert {k for k, (v, s) in rows.items() if s == "x"} == {("r0", "s1"), ("r1", "s0"), ("r1", "s1")}
+    audit = {(a, b): (v, s, why) for a, b, _g, v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
+    assert audit[("r0", "s0")] == (2, "u", "frequency 2 < 3")
+    assert audit[("r1", "s1")][2].startswith("secondary")
+    assert anonsql.audit_table(db, "pub").ok
+
+
+def test_audit_finds_sdctable_w_b_pinned_on_a_published_table(db, engine, capsys):
+    rows = []
+    for codes in itertools.product(*[[*range(4), -1]] * 2):
+        value = SDC[tuple(slice(None) if c < 0 else c for c in codes)].sum()
+        hidden = codes in SDC_PRIMARY
+        rows.append(("Total" if codes[0] < 0 else "wxyz"[codes[0]], "Total" if codes[1] < 0 else "abcd"[codes[1]],
+                     2 * (codes[0] < 0) + (codes[1] < 0), None if hidden else value, "u" if hidden else "s",
+                     None, None))
+    frame = pd.DataFrame(rows, columns=["row", "col", "grouping_id", "value", "status", "lower", "upper"], dtype=object)
+    write_frame(engine, frame.convert_dtypes(), "naive")
+    r = anonsql.audit_table(db, "naive")
+    assert not r.ok and [p["labels"] for p in r.pinned] == [["w", "b"]] and r.pinned[0]["lower"] == pytest.approx(47)
+    assert main(["tables", "audit", "--db", db, "--published", "naive"]) == 1
+    assert "pinned: ['w', 'b'] = 47" in capsys.readouterr().out
+
+
+def test_magnitude_table_dominance_and_p_percent(db, engine):
+    frame = pd.DataFrame({"region": ["a"] * 4 + ["b"] * 4 + ["c"] * 4,
+                          "sector": ["x", "x", "y", "y"] * 3,
+                          "firm": list(range(12)),
+                          "turnover": [900, 10, 50, 60, 40, 45, 50, 55, 70, 60, 65, 75]})
+    write_frame(engine, frame, "firms")
+    r = anonsql.safe_table(db, "firms", "region,sector", measure="turnover", contributor="firm", min_count=1,
+                           dominance="1,80", p_percent=10, out="pub")
+    assert r.ok and r.statuses["u"] >= 1
+    audit = {(a, b): (s, why) for a, b, _g, _v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
+    assert audit[("a", "x")][0] == "u" and "dominance" in audit[("a", "x")][1]
+
+
+def test_linked_tables_are_protected_together(db, engine):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.choice(list("pqrs"), 300), "b": rng.choice(list("xyz"), 300),
+                          "c": rng.choice(list("uvw"), 300)})
+    write_frame(engine, frame, "t")
+    r = anonsql.safe_table(db, "t", tables="a*b,c*b", min_count=25, out="linked")
+    assert r.ok and r.tables == ["a*b", "c*b"] and r.statuses["u"] > 0
+    assert anonsql.audit_table(db, "linked").ok
+
+
+def test_bad_input_is_one_clear_error(db, engine):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    with pytest.raises(AnonsqlError, match="--dims"):
+        anonsql.safe_table(db, "firms")
+    with pytest.raises(AnonsqlError, match="magnitude table"):
+        anonsql.safe_table(db, "firms", "region", dominance="1,80")
+    with pytest.raises(AnonsqlError, match="dominance must be"):
+        anonsql.safe_table(db, "firms", "region", measure="sector", contributor="sector", dominance="x")
+    with pytest.raises(AnonsqlError, match="not implemented"):
+        anonsql.safe_table(db, "firms", "region", hierarchy="region=regions")
+    with pytest.raises(AnonsqlError, match="not a published table"):
+        anonsql.audit_table(db, "firms")
+
+
+def test_failed_verification_writes_nothing(db, engine, monkeypatch, capsys):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    real = tables_job.verify.protection
+
+    def broken(report, *args, **kwargs):
+        width = real(report, *args, **kwargs)
+        report.check("the attacker's LP on the published table pins no primary cell", False,
+                     "tables/published_cells", "injected failure")
+        return width
+
+    monkeypatch.setattr(tables_job.verify, "protection", broken)
+    with pytest.raises(VerificationError, match="injected failure"):
+        anonsql.safe_table(db, "firms", "region,sector", out="pub")
+    assert catalog.find_table(engine, "pub") is None and catalog.find_table(engine, "pub_audit") is None
+    code = main(["tables", "--db", db, "--table", "firms", "--dims", "region,sector", "--out", "pub", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("anonsql tables: error: verification failed")
+    assert catalog.find_table(engine, "pub") is None
+
+
+def test_emit_sql_dry_run_changes_nothing_and_the_script_builds_the_table(db, engine, tmp_path):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    script = tmp_path / "run.sql"
+    r = anonsql.safe_table(db, "firms", "region,sector", out="pub", emit_sql=str(script), execute=False)
+    assert not r.ok and catalog.find_table(engine, "pub") is None
+    text = script.read_text()
+    assert "PRIVATE" in text and "Verification" in text
+    if engine.dialect == "duckdb":
+        engine.execute("BEGIN")
+        for statement in text.split("COMMIT;")[0].split("BEGIN;")[1].split(";\n"):
+            body = "\n".join(line for line in statement.splitlines() if not line.startswith("--")).strip()
+            if body:
+                engine.execute(body)
+        engine.execute("COMMIT")
+        assert anonsql.audit_table(db, "pub").ok
+
+
+def test_cli_prints_the_report(db, engine, capsys):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    assert main(["tables", "--db", db, "--table", "firms", "--dims", "region,sector", "--min-count", "3",
+                 "--out", "pub", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "primary (u) 1" in out and "secondary (x) 3" in out
+    assert main(["tables", "--db", db, "--dims", "region"]) == 2
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=st.sampled_from([(2, 3), (3, 3), (2, 2, 2), (3, 2, 2)]), seed=st.integers(0, 10_000),
+       threshold=st.integers(2, 6))
+def test_property_protected_tables_pin_nothing_and_recount(tmp_path, shape, seed, threshold):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 12, size=shape)
+    names = [f"d{j}" for j in range(len(shape))]
+    rows = [tuple(f"v{c}" for c in idx) for idx, n in np.ndenumerate(counts) for _ in range(int(n))]
+    if not rows:
+        return
+    path = str(tmp_path / f"{uuid.uuid4().hex}.duckdb")
+    engine = connect(path, create=True)
+    try:
+        write_frame(engine, pd.DataFrame(rows, columns=names), "t")
+        r = anonsql.safe_table(engine, "t", names, min_count=threshold, out="pub")
+        assert r.ok  # the recount and the independent attack ran inside the job
+        attack = tables_job.verify.attack(engine, catalog.get_table(engine, "pub"), names)
+        assert not attack.pinned()
+    finally:
+        engine.close()
