@@ -7,7 +7,9 @@ names are user errors that list what exists.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -89,10 +91,7 @@ class Table:
 def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
     """The table `name` refers to, or None when there is none."""
     ref = name if isinstance(name, sql.TableName) else sql.TableName.parse(name)
-    text, params = sql.render(
-        "common/table_columns", engine.dialect, table_name=ref.name, schema_name=ref.schema
-    )
-    rows = engine.fetch_all(text, params)
+    rows = _table_columns(engine, ref)
     tables = {(r[0], r[1]) for r in rows}
     exact = [t for t in tables if t[1] == ref.name and (ref.schema is None or t[0] == ref.schema)]
     if len(exact) == 1:
@@ -107,6 +106,15 @@ def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
     return Table(chosen[0], chosen[1], cols, qualified=ref.schema is not None)
 
 
+def _table_columns(engine: Engine, ref: sql.TableName) -> list[tuple]:
+    """(schema, table, column, type) rows for `ref`: from information_schema (sql/common/
+    table_columns.sql), or on Spark, which has none, from its catalog (SparkEngine.table_columns)."""
+    if engine.dialect == "spark":
+        return engine.table_columns(ref.name, ref.schema)  # type: ignore[attr-defined]
+    text, params = sql.render("common/table_columns", engine.dialect, table_name=ref.name, schema_name=ref.schema)
+    return engine.fetch_all(text, params)
+
+
 def get_table(engine: Engine, name: str | sql.TableName) -> Table:
     """The table `name` refers to; a user error when it does not exist."""
     table = find_table(engine, name)
@@ -119,13 +127,16 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
                  in_place: bool = False) -> tuple[sql.TableName, Table | None]:
     """Where a job writes: `out` (or `default` beside the source) and the table it replaces.
 
-    `in_place` names the source itself. Otherwise writing over the source is refused and an
-    existing output needs `replace`; the caller drops the returned table inside its own
-    transaction, so a failed run leaves it in place.
+    `in_place` names the source itself (refused on engines without transactions). Otherwise
+    writing over the source is refused and an existing output needs `replace`; the caller
+    drops the returned table inside its own transaction, so a failed run leaves it in place.
     """
     if in_place:
         if out:
             raise AnonsqlError("--out and --in-place exclude each other")
+        if not engine.supports_transactions:
+            raise AnonsqlError(f"--in-place is not available on {engine.dialect}: without transactions the source "
+                               "could be left missing or half-written; write to --out instead")
         return sql.TableName(source.name, source.schema if source.qualified else None), None
     ref = sql.TableName.parse(out) if out else sql.TableName(default, source.schema if source.qualified else None)
     existing = find_table(engine, ref)
@@ -139,3 +150,61 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
 def drop_table(engine: Engine, table: exp.Table) -> None:
     """Drop a table (the caller holds the transaction that makes it safe)."""
     engine.execute(*sql.render("common/drop_table", engine.dialect, tbl=table))
+
+
+def rename_table(engine: Engine, table: sql.TableName, to: str) -> sql.TableName:
+    """Rename `table` to `to` in its own schema; returns the new name."""
+    new = sql.TableName(to, table.schema)
+    target = new.expr if engine.dialect == "spark" else sql.TableName(to).expr  # Spark keeps the schema only if named
+    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=target))
+    return new
+
+
+@contextmanager
+def staged_output(engine: Engine, out: sql.TableName, replaces: Table | None = None) -> Iterator[sql.TableName]:
+    """The name a writing job creates its output under, made the output only if the block succeeds.
+
+    With transactions (DuckDB, PostgreSQL) that is `out` itself, inside the caller's transaction,
+    after dropping `replaces`: a failure rolls all of it back. Without them (Spark) the block
+    writes and verifies a staging table `<out>__anonsql_stage_<hex>` in the same schema: if the
+    block raises (a failed verification included) the staging table is dropped and nothing else
+    was touched; if it succeeds the old output is renamed aside, the staging table takes its
+    name and the old one is dropped (renamed back if that fails), so the output name never holds
+    unverified rows.
+    """
+    if engine.supports_transactions:
+        if replaces is not None:
+            drop_table(engine, replaces.expr)
+        yield out
+        return
+    stage = sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema)
+    committing = getattr(engine, "committing", nullcontext)
+    try:
+        yield stage
+    except BaseException:
+        engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+        raise
+    with committing():
+        aside = None
+        if replaces is not None:
+            old = sql.TableName(replaces.name, replaces.schema)
+            aside = rename_table(engine, old, f"{out.name}__anonsql_old_{uuid.uuid4().hex[:12]}")
+        try:
+            rename_table(engine, stage, out.name)
+        except BaseException:
+            if aside is not None:
+                rename_table(engine, aside, out.name)
+            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+            raise
+        if aside is not None:
+            drop_table(engine, aside.expr)
+
+
+def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:
+    """Refuse floating-point columns where their text is used (`purpose`, e.g. "a row key"):
+    engines print doubles differently (DuckDB 1e+20, Spark 1.0E20, and -0.0 apart from 0.0), so
+    a key or label built from that text would differ from one engine to another."""
+    floats = [n for n in names if table.column(n).kind == "float"]
+    if floats:
+        raise AnonsqlError(f"column {', '.join(floats)} of {table} is floating-point and cannot be {purpose} "
+                           "(its text differs between engines): cast it to DECIMAL or INTEGER first")

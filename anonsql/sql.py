@@ -115,8 +115,47 @@ def template(name: str) -> exp.Expr:
 
 
 def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any]]:
-    """Bind sql/<name>.sql and generate it for `dialect`; returns (sql text, params)."""
-    return bind(template(name), dialect, bindings)
+    """Bind sql/<name>.sql and generate it for `dialect`; returns (sql text, params).
+
+    The text depends on the names bound, never on the values (those travel as parameters), so
+    it is generated once per (template, dialect, names) and reused (`_RENDERED`).
+    """
+    key = (name, dialect, tuple(sorted((k, _shape(v)) for k, v in bindings.items())))
+    hit = _RENDERED.get(key)
+    if hit is None:
+        text, params = bind(template(name), dialect, bindings)
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = hit = (text, tuple(params))
+    text, value_names = hit
+    return text, {k: plain(bindings[k]) for k in value_names}
+
+
+#: Rendered statements by (template, dialect, shape of the bindings); bounded, cleared when full.
+_RENDERED: dict[tuple, tuple[str, tuple[str, ...]]] = {}
+_RENDERED_MAX = 4096
+
+
+def _shape(value: Any) -> Any:
+    """A hashable, case-sensitive form of a binding as it shapes the SQL text: an expression by its
+    full structure, a list item by item, any other value only as "a parameter"."""
+    if isinstance(value, exp.Expr):
+        return _structure(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_shape(v) for v in value)
+    return _PARAMETER
+
+
+def _structure(node: Any) -> Any:
+    """An expression tree as nested tuples (class, (arg, value)...), strings kept as written."""
+    if isinstance(node, exp.Expr):
+        return (type(node).__name__, tuple((k, _structure(v)) for k, v in node.args.items() if v is not None))
+    if isinstance(node, list):
+        return tuple(_structure(v) for v in node)
+    return node
+
+
+_PARAMETER = object()
 
 
 def readable(name: str, dialect: str, **bindings: Any) -> str:
@@ -145,7 +184,46 @@ def bind(tree: exp.Expr, dialect: str, bindings: Mapping[str, Any], *,
             ph.replace(exp.convert(plain(value)))
         else:
             params[key] = plain(value)
+    if dialect == "spark":
+        tree = spark_semantics(tree)
     return tree.sql(dialect=dialect, pretty=inline), params
+
+
+_INTEGER_TYPES = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
+                  exp.DataType.Type.BIGINT}
+_INTEGRAL = (exp.Floor, exp.Ceil, exp.Round, exp.IntDiv, exp.Count)
+
+
+def spark_semantics(tree: exp.Expr) -> exp.Expr:
+    """The statement rewritten so Spark computes what DuckDB computes where the two differ and
+    sqlglot passes the text through unchanged:
+
+    * a cast of a fraction to an integer type rounds in DuckDB (a DECIMAL literal half away from
+      zero, a DOUBLE half to even) and truncates in Spark: the operand is rounded first
+      (ROUND / BROUND), unless it is integral already;
+    * a temporary table becomes a temporary view (Spark's temporary tables need a data source),
+      which anonsql.engine.spark computes once, as a table would be.
+
+    >>> spark_semantics(sqlglot.parse_one("SELECT CAST(2.5 AS INTEGER), CAST(x / 2 AS BIGINT)")).sql("spark")
+    'SELECT CAST(ROUND(2.5) AS INT), CAST(BROUND(x / 2) AS BIGINT)'
+    >>> spark_semantics(sqlglot.parse_one("CREATE TEMPORARY TABLE d AS SELECT 1 AS a")).sql("spark")
+    'CREATE TEMPORARY VIEW d AS SELECT 1 AS a'
+    """
+    for cast in list(tree.find_all(exp.Cast)):
+        operand = cast.this
+        if not cast.to.is_type(*_INTEGER_TYPES) or isinstance(operand, _INTEGRAL) \
+                or (isinstance(operand, exp.Literal) and (operand.is_string or operand.is_int)):
+            continue
+        if isinstance(operand.this if isinstance(operand, exp.Neg) else operand, exp.Literal):
+            # a fraction literal, maybe negated: DECIMAL in DuckDB
+            operand.replace(exp.Round(this=operand.copy()))
+        else:
+            operand.replace(exp.func("BROUND", operand.copy()))
+    if isinstance(tree, exp.Create) and tree.kind == "TABLE" and isinstance(tree.expression, exp.Query):
+        props = tree.args.get("properties")
+        if props and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
+            tree.set("kind", "VIEW")
+    return tree
 
 
 def _expand_lists(tree: exp.Expr, bindings: Mapping[str, Any]) -> exp.Expr:

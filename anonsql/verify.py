@@ -21,17 +21,22 @@ class KAnonymityReport(Report):
     violating_groups: int
     violating_rows: int
     shown_groups: list[dict[str, Any]] = field(default_factory=list)
+    risk: Any = None  # anonsql.data.risk.Reidentification, when measured
+    sensitive: list[Any] = field(default_factory=list)  # anonsql.data.risk.Diversity per sensitive column
 
     def lines(self) -> list[str]:
         over = ", ".join(self.qi)
-        if self.ok:
-            return [f"{self.table} is {self.k}-anonymous over {over}"]
-        lines = [f"{self.table} is NOT {self.k}-anonymous over {over}: {self.violating_groups:,} groups "
-                 f"holding {self.violating_rows:,} rows have fewer than {self.k} rows"]
+        if self.violating_groups == 0:
+            lines = [f"{self.table} is {self.k}-anonymous over {over}"]
+        else:
+            lines = [f"{self.table} is NOT {self.k}-anonymous over {over}: {self.violating_groups:,} groups "
+                     f"holding {self.violating_rows:,} rows have fewer than {self.k} rows"]
         if self.shown_groups:
             lines.append(f"smallest {len(self.shown_groups)} group(s):")
-            lines += ["  " + ", ".join(f"{k}={v}" for k, v in g.items()) for g in self.shown_groups]
-        return lines
+            lines += ["  " + ", ".join(f"{k}={'NULL' if v is None else v}" for k, v in g.items())
+                      for g in self.shown_groups]
+        lines += self.risk.lines() if self.risk is not None else []
+        return lines + [line for d in self.sensitive for line in d.lines()]
 
 
 def k_anonymity(engine: Engine, table: Table, qi: Sequence[str], k: int, *, show: int = 20) -> KAnonymityReport:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -87,7 +88,8 @@ def main() -> None:
         print(json.dumps(run_one(args.run, args.method, args.old, args.rows)))
         return
     tmp = tempfile.mkdtemp(prefix="anonsql_scale_")
-    result: dict = {"benchmark": "protect_scale", "method": args.method, "cells": 10, "columns": 8,
+    result: dict = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+              "benchmark": "protect_scale", "method": args.method, "cells": 10, "columns": 8,
                     "targets": {"duckdb_1e6_seconds": 30, "duckdb_1e6_peak_mb": 1024, "postgres": "within 3x"},
                     "runs": []}
     sizes = [("duckdb", args.old_rows, True), ("duckdb", args.rows, False)]
@@ -108,6 +110,9 @@ def main() -> None:
                     entry["old"] = measure(url, args.method, rows, old=True)
                 result["runs"].append(entry)
                 print(json.dumps(entry), file=sys.stderr)
+    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    result["note_load"] = ("the machine is shared with other helpers: the 1/5/15-minute load averages "
+                           "(os.getloadavg) are recorded at start and end; figures are inflated by contention")
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

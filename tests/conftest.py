@@ -34,6 +34,38 @@ def pg_server_url():
     server.stop()
 
 
+def spark_missing() -> str | None:
+    """Why the Spark tests cannot run here (no Java, no pyspark), or None."""
+    import importlib.util
+    import shutil
+
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "Java not installed (Spark needs Java 17+); .ci/run installs openjdk-17-jre-headless"
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark not installed: pip install 'anonsql[spark]'"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark_url(tmp_path_factory):
+    """`spark:local[2]` over a fresh warehouse, tables in memory: ONE SparkSession for the whole test session (the
+    engine keeps one per process). Skipped without Java or pyspark, a failure under CI=true."""
+    reason = spark_missing()
+    if reason:
+        if os.environ.get("CI"):
+            pytest.fail(reason + " -- CI must run the Spark tests, not skip them")
+        pytest.skip(reason)
+    # The in-memory catalog spares the Hive metastore's start (the persistence test uses Hive).
+    return f"spark:local[2]?warehouse={tmp_path_factory.mktemp('spark') / 'warehouse'}&catalog=in-memory"
+
+
+@pytest.fixture(scope="session")
+def spark_engine(spark_url):
+    eng = connect(spark_url)
+    yield eng
+    eng.close()
+
+
 @pytest.fixture(params=ENGINES)
 def db(request, tmp_path):
     """An empty database on each engine: a DuckDB file path, or a PostgreSQL URL whose

@@ -26,7 +26,7 @@ def test_width_and_quantile_bins(db, engine, make_table):
 
 
 @pytest.mark.parametrize("specs, match", [
-    (["name=width:5"], "binning needs a numeric column"),
+    (["name=width:5"], "binning needs a numeric or date column"),
     (["age=width:0"], "bad bin spec"),
     (["age=widths:5"], "bad bin spec"),
     (["nope=width:5"], "unknown column 'nope'"),
@@ -45,3 +45,27 @@ def test_existing_output_needs_replace(db, make_table):
     with pytest.raises(AnonsqlError, match="already exists"):
         anonsql.bin_columns(db, "t", ["age=width:5"], "b")
     assert anonsql.bin_columns(db, "t", ["age=width:5"], "b", replace=True).bins["age"][0] == "[15,20)"
+
+
+def test_labels_sort_by_range_and_odd_values_keep_their_own(db, engine, make_table):
+    """Issue 14 finding 10 and issue 18 defects 5 and 9: numeric order, NaN/inf, one spec per column."""
+    engine.execute("CREATE TABLE f (x DOUBLE PRECISION)")
+    engine.execute("INSERT INTO f VALUES (2), (9), (10), (25), (CAST('NaN' AS DOUBLE PRECISION)), "
+                   "(CAST('Infinity' AS DOUBLE PRECISION)), (CAST('-Infinity' AS DOUBLE PRECISION)), (NULL)")
+    r = anonsql.bin_columns(db, "f", ["x=width:5"], "b")
+    assert r.bins["x"] == ["-inf", "[0,5)", "[5,10)", "[10,15)", "[25,30)", "inf", "NaN", None]
+    r = anonsql.bin_columns(db, "f", ["x=quantiles:2"], "q")
+    assert r.bins["x"] == ["-inf", "[2.0,10.0)", "[10.0,25.0]", "inf", "NaN", None]
+    with pytest.raises(AnonsqlError, match="column 'x' has two --bin specs"):
+        anonsql.bin_columns(db, "f", ["x=width:5", "X=quantiles:2"], "c")
+    assert catalog.find_table(engine, "c") is None
+
+
+def test_dates_bin_by_days(tmp_path, db, engine):
+    path = tmp_path / "d.csv"
+    path.write_text("born\n2020-01-01\n2020-01-09\n2020-01-20\n\n")
+    anonsql.load_csv(db, str(path), "d")
+    r = anonsql.bin_columns(db, "d", ["born=width:7"], "w")
+    assert r.bins["born"] == ["[2019-12-26,2020-01-02)", "[2020-01-09,2020-01-16)", "[2020-01-16,2020-01-23)", None]
+    r = anonsql.bin_columns(db, "d", ["born=quantiles:2"], "q")
+    assert r.bins["born"] == ["[2020-01-01,2020-01-20)", "[2020-01-20,2020-01-20]", None]

@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import anonsql
-from anonsql.errors import AnonsqlError
 from anonsql.data.loading import write_frame
+from anonsql.errors import AnonsqlError
 
 from .test_profile import SMALL
 
@@ -21,6 +21,14 @@ def test_violations_and_smallest_groups(db, make_table):
     assert (r.violating_groups, r.violating_rows) == (3, 5)
     assert [g["size"] for g in r.shown_groups] == [1, 2, 2]
     assert not anonsql.check(db, "t", "sex", 3).ok  # m x3, f x4, but ⊥ x1 stands alone
+
+def test_report_is_falsy_when_not_k_anonymous_and_prints_null(db, make_table):
+    make_table("t", SMALL)
+    r = anonsql.check(db, "t", "zip,sex", 2)
+    assert bool(r) is False and bool(anonsql.check(db, "t", "zip,sex", 1)) is True
+    assert "zip=3, sex=NULL, size=1" in r.summary() and "None" not in r.summary()
+    assert anonsql.__version__ and anonsql.__version__ != "0+unknown"
+
 
 def test_null_is_its_own_value_not_a_wildcard(db, make_table):
     make_table("t", {"a": ["x", "x", None, None]})

@@ -29,7 +29,7 @@ def small(make_table):
 
 def test_check_exit_codes_and_json(capsys, db, small):
     code, out, _ = run(capsys, "check", "--db", db, "--table", "t", "--qi", "zip,sex", "--k", "2")
-    assert code == 1 and "NOT 2-anonymous" in out and "zip=3, sex=None, size=1" in out
+    assert code == 1 and "NOT 2-anonymous" in out and "zip=3, sex=NULL, size=1" in out and "None" not in out
     code, out, _ = run(capsys, "check", "--db", db, "--table", "t", "--qi", "sex,zip", "--k", "1", "--json")
     assert code == 0 and json.loads(out)["ok"] is True
 
@@ -50,6 +50,11 @@ def test_load_and_dataset(capsys, db, tmp_path, engine):
     assert table_rows(engine, "x") == [(1, None)]
     code, out, _ = run(capsys, "dataset", "car", "--db", db)
     assert code == 0 and "1,728 rows into car" in out
+    path.write_text("zip;code\n01548;12345678901234567890\n")
+    code, out, _ = run(capsys, "load", str(path), "--db", db, "--table", "y", "--delimiter", ";",
+                       "--types", "code=text", "--encoding", "latin-1")
+    assert code == 0 and "zip (text), code (text)" in out
+    assert table_rows(engine, "y") == [("01548", "12345678901234567890")]
 
 
 BAD = [
@@ -61,6 +66,9 @@ BAD = [
     (["check", "--table", "t", "--qi", "zip", "--k", "2", "--json", "--show", "-1"], "-1 is not in the range x>=0"),
     (["profile", "--table", "nullcls", "--class", "c"], "class column 'c' has 1 NULL"),
     (["load", "/no/such.csv", "--table", "new"], "CSV file not found"),
+    (["load", "pyproject.toml", "--table", "new", "--types", "a=money"], "bad type for 'a'"),
+    (["bin", "--table", "t", "--bin", "age=width:2", "--bin", "age=width:3", "--out", "new"], "two --bin specs"),
+    (["profile", "--table", "t", "--sensitive", "cls"], "--sensitive needs --qi"),
     (["dataset", "nope"], "'nope' is not one of 'adult', 'adult-test', 'adult-kh', 'car', 'breast-cancer'"),
     (["bin", "--table", "t", "--bin", "age=width:2", "--out", "t"], "would overwrite the source table t"),
 ]

@@ -56,3 +56,12 @@ def test_a_wrong_row_count_fails_the_load_and_leaves_nothing(db, engine, monkeyp
     report = anonsql.load_dataset(db, "breast-cancer", "bc")
     assert report.ok and [c.name for c in report.checks] == ["every row read is in the table",
                                                              "the published number of rows"]
+
+
+def test_a_users_table_named_like_scratch_survives(db, engine, make_table):
+    """Issue 18 defect 1: `dataset adult-kh --table mykh` used to drop the user's `mykh__raw`."""
+    make_table("mykh__raw", {"a": [1, 2]})
+    anonsql.load_dataset(db, "adult-kh", "mykh")
+    assert table_rows(engine, "mykh__raw") == [(1,), (2,)]
+    names = {r[0] for r in engine.fetch_all("SELECT table_name FROM information_schema.tables")}
+    assert not any(n.startswith("anonsql_tmp_") for n in names) and "mykh" in names

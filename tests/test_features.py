@@ -173,7 +173,26 @@ def test_ac_command_on_table1(engine, make_table):
     assert api.containment(engine, "toy", key="id", attrs="x1,x2,x5".split(",")).ac == 2
 
 
-def test_features_job_writes_the_published_view(engine, make_table):
+def _object_type(engine, name):
+    marker = "$n" if engine.dialect == "duckdb" else "%(n)s"
+    query = f"SELECT table_type FROM information_schema.tables WHERE table_name = {marker}"
+    return engine.fetch_all(query, {"n": name})[0][0]
+
+
+def test_features_job_writes_a_table_by_default_and_a_view_only_with_a_warning(engine, make_table):
+    make_table("toy", TOY_TABLE)
+    r = api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub")
+    assert r.materialized and _object_type(engine, "pub") == "BASE TABLE"
+    assert not any("view" in n for n in r.notes)
+    v = api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pubv", view=True)
+    assert not v.materialized and _object_type(engine, "pubv") == "VIEW"
+    assert any("pubv is a view" in n and "voids the guarantee" in n for n in v.notes)
+    assert "voids the guarantee" in v.summary()
+    with pytest.raises(AnonsqlError, match="--view does not apply to --items"):
+        api.select_features(engine, "toy", "cls", 2, items="toy", key="id", item_column="x1", view=True)
+
+
+def test_features_job_writes_the_published_projection(engine, make_table):
     make_table("toy", TOY_TABLE)
     r = api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub")
     assert r.selected == ["x2", "x1", "x5"] and r.ac == 2 and r.kanon == 2
@@ -182,7 +201,7 @@ def test_features_job_writes_the_published_view(engine, make_table):
     assert catalog.get_table(engine, "pub").column_names == ["x2", "x1", "x5", "cls"]
     assert sorted(table_rows(engine, "pub")) == sorted((r_[1], r_[0], r_[4], c) for r_, c in zip(TABLE1, LABELS1))
     stop = api.select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub", replace=True,
-                               materialize=True)
+                               view=True)
     assert stop.selected == ["x2"] and stop.stopped_by == "x3" and stop.distcnt == pytest.approx(6 / 9)
     assert catalog.get_table(engine, "pub").column_names == ["x2", "cls"]
     m = api.select_features(engine, "toy", "cls", 2, key="id", method="maximal", out="pub2")
@@ -366,15 +385,15 @@ def _fail_verification(monkeypatch):
                         lambda engine, report, table, names, rows: binarized(engine, report, table, names, rows + 1))
 
 
-@pytest.mark.parametrize("materialize", [False, True])
-def test_failed_verification_rolls_back(db, engine, make_table, monkeypatch, capsys, tmp_path, materialize):
+@pytest.mark.parametrize("view", [False, True])
+def test_failed_verification_rolls_back(db, engine, make_table, monkeypatch, capsys, tmp_path, view):
     make_table("toy", TOY_TABLE)
     api.select_features(engine, "toy", "cls", 2, key="id", method="distcnt", out="pub")
     before = table_rows(engine, "pub")
     _fail_verification(monkeypatch)
     with pytest.raises(VerificationError, match=r"AC >= k\): AC\(D\) = 1, k = 2"):
         api.select_features(engine, "toy", "cls", 2, key="id", method="hamdist", mode="skip", out="pub",
-                            replace=True, materialize=materialize)
+                            replace=True, view=view)
     assert catalog.get_table(engine, "pub").column_names == ["x2", "cls"] and table_rows(engine, "pub") == before
     script = tmp_path / "run.sql"
     (tmp_path / "spec.toml").write_text(SPEC_TOY)
@@ -426,3 +445,12 @@ def test_emitted_scripts_run_on_duckdb_and_end_with_the_check(tmp_path):
     assert con.execute("SELECT * FROM long ORDER BY cls").fetchall() == [(1, "a"), (0, "b")]  # item x, class
     assert con.execute("SELECT table_name FROM information_schema.tables WHERE table_name = 'long__items'"
                        ).fetchall() == []
+
+
+def test_features_warns_about_a_unique_column_of_its_output(engine, make_table):
+    """Identifiers: the published projection's non-feature columns are scanned for near-unique ones."""
+    make_table("two", {"x1": [1, 0], "x2": [1, 1], "cls": ["a", "b"]})
+    r = api.select_features(engine, "two", "cls", 1, out="pub")
+    assert any("column 'cls' is unique in pub" in n for n in r.notes)
+    make_table("toy", TOY_TABLE)
+    assert not any("unique" in n for n in api.select_features(engine, "toy", "cls", 2, key="id", out="pub2").notes)

@@ -1,5 +1,7 @@
 """The kanon job end to end on both engines: SQL statistics, loop, one UPDATE, SQL verification."""
 
+import hashlib
+import hmac
 import json
 
 import pandas as pd
@@ -44,6 +46,7 @@ def test_copy_is_k_anonymous_and_source_untouched(db, engine, make_table):
         "k-anonymity": "common/violations_summary", "same rows": "common/row_count",
         "same class counts": "common/class_counts", "only NULLs added": "common/attr_class_counts",
         "suppressed cells as decided": "common/attr_class_counts", "non-QI columns unchanged": "common/rows_not_in"}
+    assert any("column 'id' is unique in t2" in n and "--pseudonymize" in n for n in r.notes)  # a direct identifier
     assert table_rows(engine, "t") == before
     after = table_rows(engine, "t2")
     assert len(after) == 12 and only_nulls_added(before, after, {1, 2})
@@ -79,16 +82,17 @@ def _break_verification(monkeypatch):
     monkeypatch.setattr(kanon_job.verify, "suppression", broken)
 
 
-def test_failed_verification_rolls_everything_back(db, engine, make_table, monkeypatch, capsys):
+def test_failed_verification_rolls_everything_back(db, engine, make_table, monkeypatch, capsys, key_file):
     make_table("t", TOY)
     before = table_rows(engine, "t")
     _break_verification(monkeypatch)
-    for kwargs in (dict(out="t2"), dict(in_place=True)):
+    for kwargs in (dict(out="t2"), dict(in_place=True), dict(in_place=True, drop="id", changes="ch"),
+                   dict(out="t2", pseudonymize="id", key_file=key_file)):
         with pytest.raises(VerificationError, match="verification failed.*k-anonymity: injected failure") as err:
             anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, **kwargs)
         assert [c.name for c in err.value.checks if not c.passed] == ["k-anonymity"]
         assert table_rows(engine, "t") == before
-        assert catalog.find_table(engine, "t2") is None
+        assert catalog.find_table(engine, "t2") is None and catalog.find_table(engine, "ch") is None
     for where in (["--out", "t2"], ["--in-place"]):
         code = main(["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2",
                      "--quiet", *where])
@@ -212,7 +216,7 @@ def test_cli_report_and_exit_codes(db, make_table, tmp_path, capsys):
                  "--out", "t2", "--report", str(report), "--quiet"])
     out = capsys.readouterr().out
     assert code == 0 and "2-anonymous" in out and "check: k-anonymity holds (sql/common/violations_summary.sql)" in out
-    assert "KL divergence between original and output (eq. 7)" in out
+    assert "(KL divergence, eq. 7)" in out and "trade-off: mar keeps the class-conditional distributions" in out
     data = json.loads(report.read_text())
     for key in ("k", "cost", "alpha", "seed", "rows", "qi_cells", "suppressed_cells", "suppressed_ratio",
                 "kl_divergence", "iterations", "ok", "checks", "seconds"):
@@ -274,3 +278,152 @@ def test_numeric_quasi_identifiers_with_nulls(db, engine, make_table):
     r = anonsql.k_anonymize(db, "t", "age,score", "c", 2, out="o", cost="info")
     assert r.ok and anonsql.check(db, "o", "age,score", 2).ok
     assert only_nulls_added(sorted(before), sorted(table_rows(engine, "o")), {1, 2})
+
+
+def test_json_stdout_parses_even_where_duckdb_would_draw_its_bar(tmp_path, monkeypatch, capfd):
+    """DuckDB draws its progress bar on the process's stdout (fd 1) once a query runs longer than
+    progress_bar_time (2 s by default, i.e. at ~10^7 rows). Here every connection starts with
+    that time set to 1 ms (which also switches the bar on), so without anonsql turning it off
+    the bar lands ahead of the JSON (checked: this test fails then); progress lines go to stderr."""
+    import duckdb
+
+    real_connect = duckdb.connect
+
+    def connect_with_bar(*args, **kwargs):
+        con = real_connect(*args, **kwargs)
+        con.execute("SET progress_bar_time = 1")
+        return con
+
+    db = str(tmp_path / "bar.duckdb")
+    con = real_connect(db)
+    con.execute("CREATE TABLE t AS SELECT CAST(i % 97 AS VARCHAR) AS zip, CAST(i % 3 AS VARCHAR) AS sex, "
+                "CAST(i % 2 AS VARCHAR) AS cls FROM range(300000) r(i)")
+    con.close()
+    capfd.readouterr()  # only the command's output below
+    monkeypatch.setattr(duckdb, "connect", connect_with_bar)
+    code = main(["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "5", "--json"])
+    out, err = capfd.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["ok"] is True
+    assert "statistics:" in err
+
+
+# ---------------------------------------------------------------- issue 14: identifiers, changes, no class
+
+KEY = "a secret key of the steward, 0123"
+
+
+@pytest.fixture
+def key_file(tmp_path):
+    path = tmp_path / "pseudonym.key"
+    path.write_text(KEY + "\n")
+    return str(path)
+
+
+def hmac_hex(value):
+    return hmac.new(KEY.encode(), str(value).encode(), hashlib.sha256).hexdigest()
+
+
+def with_extra(engine, make_table):
+    make_table("t", {**TOY, "admitted": [f"2020-01-{d:02d}" for d in range(1, 13)]})
+    return table_rows(engine, "t")
+
+
+def test_drop_and_pseudonymize_direct_identifiers(db, engine, make_table, monkeypatch, tmp_path, key_file):
+    before = with_extra(engine, make_table)
+    r = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2", drop="admitted", pseudonymize="id",
+                            key_file=key_file)
+    assert r.ok and r.dropped == ["admitted"] and r.pseudonymized == ["id"]
+    assert {c.name for c in r.checks} >= {"non-QI columns unchanged", "dropped columns gone",
+                                          "no original value left in the pseudonymized columns"}
+    assert catalog.get_table(engine, "t2").column_names == ["id", "zip", "sex", "cls"]
+    after = sorted(table_rows(engine, "t2"))
+    assert sorted(row[0] for row in after) == sorted(hmac_hex(row[0]) for row in before)  # HMAC-SHA256(K, id)
+    assert not any("unique" in n for n in r.notes)  # nothing identifying left unmentioned
+    text = r.summary() + r.to_json()
+    assert KEY not in text and "pseudonymized (keyed HMAC-SHA256): id" in text
+    # the same key from the environment gives the same pseudonyms; no key is one error line
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", KEY)
+    anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t3", pseudonymize="id")
+    assert sorted(row[0] for row in table_rows(engine, "t3")) == sorted(row[0] for row in after)
+    monkeypatch.delenv("ANONSQL_PSEUDONYM_KEY")
+    with pytest.raises(AnonsqlError, match="needs a secret key: give --key-file FILE or set ANONSQL_PSEUDONYM_KEY"):
+        anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t4", pseudonymize="id")
+    for kwargs, match in ((dict(drop="zip"), "is a quasi-identifier"), (dict(drop="cls"), "is the class column"),
+                          (dict(drop="id", pseudonymize="id", key_file=key_file), "both --drop and"),
+                          (dict(key_file=key_file), "--key-file is the key of --pseudonymize")):
+        with pytest.raises(AnonsqlError, match=match):
+            anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t4", **kwargs)
+    assert catalog.find_table(engine, "t4") is None and table_rows(engine, "t") == before
+    # the script names the steps but never holds the key
+    script = tmp_path / "run.sql"
+    anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t5", drop="admitted", pseudonymize="id",
+                        key_file=key_file, emit_sql=str(script), execute=False)
+    text = script.read_text()
+    assert "DROP COLUMN" in text and "HMAC-SHA256" in text and "the key is NOT in this script" in text
+    assert KEY not in text and KEY.encode().hex() not in text
+
+
+def test_cli_pseudonymize_in_place_and_warns_about_identifiers(db, engine, make_table, capsys, monkeypatch):
+    with_extra(engine, make_table)
+    base = ["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2"]
+    assert main([*base, "--out", "t2"]) == 0
+    captured = capsys.readouterr()
+    assert "warning: column 'id' is unique in t2" in captured.err and "column 'admitted' is unique" in captured.err
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", KEY)
+    assert main([*base, "--in-place", "--pseudonymize", "id,admitted", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert KEY not in out and "is unique" not in out
+    assert sorted(r[0] for r in table_rows(engine, "t")) == sorted(hmac_hex(i) for i in range(1, 13))
+
+
+def test_changes_relation_and_per_column_counts(db, engine, make_table, capsys):
+    make_table("t", TOY)
+    r = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2", changes="ch")
+    assert r.ok and r.changes == "ch"
+    ch = table_rows(engine, "ch")
+    assert {row[1] for row in ch} <= {"zip", "sex"} and sum(row[3] for row in ch) == r.suppressed_cells
+    # per column: cells newly blanked, and the source's own NULLs told apart
+    nulls = {j: sum(row[j] is None for row in table_rows(engine, "t2")) for j in (1, 2)}
+    assert r.original_nulls_by_column == {"zip": 1, "sex": 0}
+    assert r.suppressed_by_column == {"zip": nulls[1] - 1, "sex": nulls[2]}
+    assert r.suppressed_by_column == {c: sum(row[3] for row in ch if row[1] == c) for c in ("zip", "sex")}
+    # each change names the rows of the source it came from, with their original value
+    for key, column, value, n in ch:
+        pos = {"zip": 1, "sex": 2}[column]
+        groups = {}
+        for row in table_rows(engine, "t"):
+            k = "".join("N" if v is None else f"{len(str(v))}:{v}" for v in (row[1], row[2], row[3]))
+            groups.setdefault(k, []).append(row)
+        assert [str(row[pos]) for row in groups[key]] == [value] * n
+    text = r.summary()
+    assert "zip: " in text and "already empty (NULL) in the source" in text and "PRIVATE" in text
+    with pytest.raises(AnonsqlError, match="--changes table ch already exists"):
+        anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t3", changes="ch")
+    assert catalog.find_table(engine, "t3") is None
+
+
+@pytest.mark.parametrize("cost, words", [("ham", "ham blanks the fewest cells"),
+                                         ("mar", "mar keeps the class-conditional distributions (KL")])
+def test_summary_says_what_the_cost_traded(db, make_table, cost, words):
+    make_table("t", TOY)
+    text = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2", cost=cost).summary()
+    assert "trade-off: " + words in text and "(KL divergence, eq. 7)" in text
+
+
+def test_no_class_column_is_one_class(db, engine, make_table, capsys):
+    make_table("t", {k: v for k, v in TOY.items() if k != "cls"})
+    before = table_rows(engine, "t")
+    r = anonsql.k_anonymize(db, "t", "zip,sex", None, 3, out="t3")
+    assert r.ok and r.class_column is None and "same class counts" not in {c.name for c in r.checks}
+    assert anonsql.check(db, "t3", "zip,sex", 3).ok
+    assert only_nulls_added(sorted(before), sorted(table_rows(engine, "t3")), {1, 2})
+    # the same as a class column holding one value (the paper's costs with C = 1)
+    make_table("t1", {**{k: v for k, v in TOY.items() if k != "cls"}, "c": ["x"] * 12})
+    same = anonsql.k_anonymize(db, "t1", "zip,sex", "c", 3, out="t13")
+    assert [row[:3] for row in sorted(table_rows(engine, "t13"))] == sorted(table_rows(engine, "t3"))
+    assert same.kl_divergence == pytest.approx(r.kl_divergence) and same.suppressed_cells == r.suppressed_cells
+    assert main(["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--k", "2", "--in-place", "--quiet"]) == 0
+    assert "no class column: one class (C = 1)" in capsys.readouterr().out
+    assert anonsql.check(db, "t", "zip,sex", 2).ok
+    assert not [n for n in engine.fetch_all("SELECT table_name FROM information_schema.tables") if "one_class" in n[0]]

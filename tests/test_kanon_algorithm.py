@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonsql.kanon import COSTS, algorithm, anonymize, fast, kl_divergence
+from anonsql.kanon import COSTS, algorithm, anonymize, fast, kl_divergence, reference
 from anonsql.kanon.model import prepare
 
 L = math.log
@@ -337,7 +337,7 @@ def kernel_arguments():
 
     def capture(**kwargs):
         captured.update(kwargs)
-        return 0, 0, 0, 0
+        return 0, 0, 0, 0, 0
 
     real = fast.kernel
     fast.kernel = capture
@@ -350,7 +350,7 @@ def kernel_arguments():
 
 def test_kernel_runs_on_valid_buffers():
     args = kernel_arguments()
-    iterations, solo, cross, groups = fast.kernel(**args)
+    iterations, solo, cross, groups, _evaluations = fast.kernel(**args)
     assert iterations == 1 and groups == 3
 
 
@@ -399,3 +399,39 @@ def test_compiled_core_checks_buffer_sizes_itself():
         fast._core.run(*positional)
     with pytest.raises(TypeError):
         fast._core.run(*positional[:5])
+
+
+def test_pruning_stays_exact_where_merge_costs_are_tiny():
+    """5 x 10^6 rows in 200 heavy tuples plus 1,500 light violating ones over the same values:
+    the counts N(x_j, c) are ~6 x 10^5, so eq. 10's terms are ~1e-6 and their sum Γ ~1e-12 or
+    less (first orders cancel). The old absolute allowance (M x 1e-12, times p̂(c)) exceeds |Γ| of
+    most steps here, so it pruned nothing; the allowance derived in _core.c (relative to the
+    magnitudes involved) still prunes almost every candidate, and the decisions and every Γ
+    equal the reference loop's bit for bit."""
+    rng = np.random.default_rng(1)
+    n_attrs, n_values, n_classes = 6, 4, 2
+    combos = rng.permutation(n_values ** n_attrs)[:1700]
+    codes = np.stack([(combos // n_values ** j) % n_values for j in range(n_attrs)], axis=1)
+    classes = rng.integers(0, n_classes, size=len(codes))
+    counts = np.concatenate([rng.integers(24_000, 26_000, size=200), rng.integers(1, 3, size=1500)])
+    prepared = prepare(codes, classes, counts, np.full(n_attrs, n_values), k=5, cost="mar", alpha=1.0)
+    draws = np.random.default_rng(0).random(2 * len(prepared.counts))
+    evaluations = {}
+    real = fast.kernel
+
+    def counting(**kwargs):
+        out = real(**kwargs)
+        evaluations["n"] = out[4]
+        return out
+
+    fast.kernel = counting
+    try:
+        final, gammas, *_ = fast.run(prepared, draws)
+    finally:
+        fast.kernel = real
+    ref_final, ref_gammas, *_ = reference.run(prepared, draws)
+    old_allowance = n_attrs * 1e-12 * prepared.class_prior.min()
+    share = np.mean(np.abs(gammas) < old_allowance)
+    assert share > 0.9  # the regime where the old constant pruned nothing
+    assert evaluations["n"] < 0.01 * len(gammas) * len(codes)  # ... and the derived bound prunes
+    assert np.array_equal(final, ref_final) and np.array_equal(gammas, ref_gammas)

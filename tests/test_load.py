@@ -49,8 +49,10 @@ def test_existing_table_needs_replace(tmp_path, db, engine):
 @pytest.mark.parametrize("content, match", [
     (None, "not found"),
     (b"\x1f\x8b\x08garbage-not-gzip", "cannot read CSV"),
-    ("a,b\n1,2,3,4\n", "data row 1 has 4 fields"),
-    ("a,b\n1,2\n3\n", "data row 2 has 1 fields"),
+    ("a,b\n1,2,3,4\n", "line 2: the row does not have the header's 2 fields"),
+    ("a,b\n1,2\n3\n", "line 3: the row does not have the header's 2 fields"),
+    ("a,b\n1,x\x00y\n", "column 'b' holds a NUL byte"),
+    (b"a,b\n1,\xff\xfe\n", "the bytes are not utf-8 text"),
     ("", "the file is empty"),
     ("a,,c\n1,2,3\n", "empty column name"),
     ("a,A\n1,2\n", "repeats a column name"),
@@ -66,3 +68,64 @@ def test_unreadable_csv_is_one_error_and_creates_nothing(tmp_path, db, engine, c
     with pytest.raises(AnonsqlError, match=match):
         anonsql.load_csv(db, str(path), "t")
     assert catalog.find_table(engine, "t") is None
+
+
+def test_values_are_kept_as_written(tmp_path, db, engine):
+    """Issue 14 finding 1: leading zeros, 20-digit codes, a BOM, a semicolon file, dates."""
+    path = tmp_path / "awkward.csv"
+    path.write_bytes("\ufeffid;zip;code;born;score\n1;01548;12345678901234567890;2020-01-02;1.5\n"
+                     "2; 02139 ;00000000000000000001;2021-03-04;-inf\n".encode())
+    result = anonsql.load_csv(db, str(path), "t")
+    assert result.columns == {"id": "integer", "zip": "text", "code": "text", "born": "date", "score": "float"}
+    rows = table_rows(engine, "t")
+    assert [r[:3] for r in rows] == [(1, "01548", "12345678901234567890"), (2, "02139", "00000000000000000001")]
+    assert str(rows[0][3]) == "2020-01-02" and rows[1][4] == float("-inf")
+    assert catalog.get_table(engine, "t").column_names == ["id", "zip", "code", "born", "score"]
+
+
+def test_types_delimiter_and_encoding(tmp_path, db, engine):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("id|name|zip\n1|Zoë|1548\n2|Renée|2139\n".encode("cp1252"))
+    result = anonsql.load_csv(db, str(path), "t", delimiter="|", encoding="cp1252", types="zip=text,ID=float")
+    assert result.columns == {"id": "float", "name": "text", "zip": "text"}
+    assert table_rows(engine, "t") == [(1.0, "Zoë", "1548"), (2.0, "Renée", "2139")]
+    with pytest.raises(AnonsqlError, match="the bytes are not utf-8 text"):
+        anonsql.load_csv(db, str(path), "u", delimiter="|")
+    with pytest.raises(AnonsqlError, match="Could not convert string 'Zoë'.*column 'name'"):
+        anonsql.load_csv(db, str(path), "u", delimiter="|", encoding="cp1252", types="name=integer")
+    assert catalog.find_table(engine, "u") is None
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(types="zip=money"), "bad type for 'zip'"),
+    (dict(types="nope=text"), "--types names a column the CSV lacks: nope"),
+    (dict(types="a=text,a=integer"), "two --types entries"),
+    (dict(delimiter=";;"), "bad delimiter"),
+    (dict(encoding="klingon"), "unknown encoding"),
+])
+def test_bad_format_options(tmp_path, db, engine, kwargs, match):
+    with pytest.raises(AnonsqlError, match=match):
+        anonsql.load_csv(db, write(tmp_path, "a.csv", "a,zip\n1,2\n"), "t", **kwargs)
+    assert catalog.find_table(engine, "t") is None
+
+
+def test_open_connections_are_accepted_and_left_open(tmp_path, db):
+    """The API takes an open duckdb / psycopg connection and never closes it."""
+    import duckdb
+
+    path = write(tmp_path, "a.csv", "a,b\n1,x\n2,y\n")
+    if db.startswith("postgresql"):
+        import psycopg
+
+        con = psycopg.connect(db, autocommit=True)
+        fetch = lambda q: con.execute(q).fetchall()  # noqa: E731
+    else:
+        con = duckdb.connect(db)
+        fetch = lambda q: con.execute(q).fetchall()  # noqa: E731
+    anonsql.load_csv(con, path, "t")
+    assert not anonsql.check(con, "t", "b", 2)
+    assert anonsql.profile(con, "t", qi="b").k == 1
+    assert fetch('SELECT COUNT(*) FROM "t"') == [(2,)]  # still open
+    con.close()
+    with pytest.raises(AnonsqlError, match="db must be a DuckDB path"):
+        anonsql.profile(42, "t")

@@ -59,24 +59,25 @@ def binarize(db: str, table: str, as_json: bool, spec: str, out: str, replace: b
               help="long input: a (key, item) table; --table then holds key and class per row")
 @click.option("--item", "item_column", metavar="COLUMN", help="with --items: the item column")
 @options.output("<table>_ac<k>", in_place=False)
-@click.option("--materialize", is_flag=True, help="write a table instead of a view")
+@click.option("--view", is_flag=True,
+              help="publish a view instead of a table (warned: changing the base table later voids the guarantee)")
 @options.emit_sql
 @options.report
 @options.quiet
 def features(db: str, table: str, as_json: bool, class_column: str, k: int, method: str, privacy: str, mode: str,
              top_r: int, key: str | None, attrs: str | None, items: str | None, item_column: str | None,
-             out: str | None, replace: bool, materialize: bool, emit_sql: str | None, dry_run: bool,
+             out: str | None, replace: bool, view: bool, emit_sql: str | None, dry_run: bool,
              report_file: str | None, quiet: bool) -> int:
     """Publish the columns that keep the class signal under k-AC (Zhang et al. 2017).
 
     Selects 0/1 feature columns so that every row's set of 1-columns is contained in those of
     at least k-1 other rows (k-anonymity by containment), keeping the columns that separate the
-    two classes best. The selected columns plus the class are published as a view (or a table
-    with --materialize), re-checked by SQL to have AC >= k.
+    two classes best. The selected columns plus the class are published as a table (a view with
+    --view, which changing the base table later voids), re-checked by SQL to have AC >= k.
     """
     result = api.select_features(db, table, class_column, k, method=method, privacy=privacy, mode=mode, top_r=top_r,
                                  key=key, attrs=attrs, items=items, item_column=item_column, out=out,
-                                 materialize=materialize, replace=replace, emit_sql=emit_sql,
+                                 view=view, replace=replace, emit_sql=emit_sql,
                                  execute=options.execute(dry_run, emit_sql),
                                  progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

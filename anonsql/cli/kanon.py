@@ -13,26 +13,41 @@ _EPILOG = (
     "\b\ncosts: ham = cells suppressed (eq. 1); info = information loss (eq. 2);\n"
     "  mar = change of KL divergence, keeps the missing-at-random condition (eqs. 9-11);\n"
     "  hybrid = mar weighted by ham (eq. 12).\n\n"
+    "\b\nwithout --class every row shares one class (the costs with C = 1).\n"
+    "direct identifiers: every run warns about a column outside --qi that is (nearly) unique;\n"
+    "  --drop removes such columns, --pseudonymize replaces their values by keyed HMAC-SHA256\n"
+    "  pseudonyms (key from --key-file or $ANONSQL_PSEUDONYM_KEY, never stored or printed).\n\n"
     "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,workclass,education,"
-    "marital_status,occupation,race,sex,native_country --class income --k 10 --cost mar --seed 0 --out adult_k10"
+    "marital_status,occupation,race,sex,native_country --class income --k 10 --cost mar --seed 0 --out adult_k10\n\n"
+    "\b\nexample: ANONSQL_PSEUDONYM_KEY=$(cat secret.key) anonsql kanon --db demo.duckdb --table patients "
+    "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes"
 )
 
 
 @click.command(cls=Command, epilog=_EPILOG)
 @options.common()
 @options.qi()
-@options.class_column(help="class (label) column, never suppressed")
+@options.class_column(help="class (label) column, never suppressed (default: none, one class for all rows)",
+                      required=False)
 @options.k
 @click.option("--cost", type=click.Choice(COSTS), default="mar", show_default=True, help="suppression cost")
 @click.option("--alpha", type=float, default=1.0, show_default=True,
               help="pseudo count of the estimates (1: Laplace); > 0 for mar and hybrid")
 @options.seed
 @options.output("<table>_k<k>")
+@click.option("--drop", metavar="COLUMNS", help="comma-separated direct identifiers to remove from the output")
+@click.option("--pseudonymize", metavar="COLUMNS",
+              help="comma-separated direct identifiers to replace by keyed HMAC-SHA256 pseudonyms (hex)")
+@click.option("--key-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="file holding the pseudonymization key (default: $ANONSQL_PSEUDONYM_KEY)")
+@click.option("--changes", metavar="TABLE",
+              help="also write a PRIVATE table of every blanked cell: group key, column, original value, rows")
 @options.emit_sql
 @options.report
 @options.quiet
-def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str, k: int, cost: str, alpha: float,
-          seed: int, out: str | None, in_place: bool, replace: bool, emit_sql: str | None, dry_run: bool,
+def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
+          seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
+          key_file: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """k-anonymize by bottom-up cell suppression (Kameya & Hayashi 2016).
 
@@ -44,8 +59,9 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str, k: int
     reported.
     """
     result = api.k_anonymize(db, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
-                             in_place=in_place, replace=replace,
-                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                             in_place=in_place, replace=replace, drop=drop, pseudonymize=pseudonymize,
+                             key_file=key_file, changes=changes, emit_sql=emit_sql,
+                             execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 

@@ -17,7 +17,8 @@ from .app import EXIT_FAILED, EXIT_OK
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DB_HELP = ("DuckDB database file (created by load/dataset) or postgresql://user@host:port/dbname URL")
+DB_HELP = ("DuckDB database file (created by load/dataset), postgresql://user@host:port/dbname URL, "
+           "or Spark: spark:local[2]?warehouse=DIR, spark://host:7077, sc://host:port")
 
 
 class OutputFile(click.ParamType):

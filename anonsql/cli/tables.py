@@ -14,6 +14,9 @@ _EPILOG = (
     "  anonsql tables --db demo.duckdb --table adult --dims education,occupation,race --cube "
     "--min-count 4 --out adult_edu_occ_race\n"
     "  anonsql tables --db demo.duckdb --table adult --tables 'education*race,occupation*race' --out linked\n"
+    "  anonsql taxonomy load --db demo.duckdb --name regions --file regions.toml\n"
+    "  anonsql tables --db demo.duckdb --table firms --dims region,sector --hierarchy region=regions "
+    "--publish 'region=Europe'\n"
     "  anonsql tables --db demo.duckdb --table adult --dims education,race --sum hours_per_week --contributor id "
     "--dominance 1,80 --p-percent 15\n"
     "  anonsql tables audit --db demo.duckdb --published adult_edu_occ_race"
@@ -46,7 +49,11 @@ class _CommandGroup(Command, Group):
 @click.option("--protection", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="PCT",
               help="each primary's attacker interval must reach PCT% of its value on both sides "
               "(0: only width > 0)")
-@click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="totals along stored taxonomies (not implemented)")
+@click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="totals along stored taxonomies ('anonsql taxonomy "
+              "load'): every inner node of the taxonomy, the root included, is the total of its leaves")
+@click.option("--publish", "publish", metavar="CELLS", multiple=True, help="cells that must be published (status "
+              "z, never a secondary), e.g. 'region=Europe,sector=a; sector=b' (a dimension left out: its total); "
+              "repeatable")
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
@@ -55,8 +62,8 @@ class _CommandGroup(Command, Group):
 def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool, dims: str | None, linked: str | None,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
-           hierarchy: str | None, bounds: bool, out: str | None, replace: bool, emit_sql: str | None,
-           dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
+           hierarchy: str | None, publish: tuple[str, ...], bounds: bool, out: str | None, replace: bool,
+           emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
 
     Count (or, with --sum, total) the rows of a table by its dimensions, with totals, and
@@ -64,8 +71,10 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     (n,k)-dominance and p% rules) plus the fewest, smallest further cells so that nobody can
     recompute a suppressed cell from the published ones: exact elimination over the totals,
     then the attacker's LP (min and max of each cell) must leave every primary an interval.
-    Writes <out>(dimension labels, 'Total' in margins, grouping_id, value NULL when suppressed,
-    status s/u/x) and the PRIVATE <out>_audit (true values, reasons), re-checked in the same
+    With --hierarchy a dimension's totals follow a stored taxonomy (each node the sum of its
+    leaves). Writes <out>(dimension labels, 'Total' in margins or the taxonomy node's label,
+    grouping_id, level, value NULL when suppressed, status s safe / u primary / x secondary /
+    z forced) and the PRIVATE <out>_audit (true values, reasons), re-checked in the same
     transaction by SQL recounts and an LP built from the published table alone.
     """
     if ctx.invoked_subcommand is not None:
@@ -75,23 +84,25 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     result = api.safe_table(db, table, dims, tables=linked, margins="cube" if cube else margins, measure=measure,
                             contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
-                            out=out, replace=replace, bounds=bounds, emit_sql=emit_sql,
-                            execute=options.execute(dry_run, emit_sql), progress=options.progress(quiet))
+                            publish="; ".join(publish) or None, out=out, replace=replace, bounds=bounds,
+                            emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                            progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 
 @tables.command(epilog="example: anonsql tables audit --db demo.duckdb --published adult_edu_occ_race")
 @options.common(with_table=False)
 @click.option("--published", required=True, metavar="TABLE", help="a table written by 'anonsql tables'")
+@click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="the stored taxonomies it was published with")
 @options.report
-def audit(db: str, as_json: bool, published: str, report_file: str | None) -> int:
+def audit(db: str, as_json: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
     """Re-run the attacker's LP on a published table; exit 1 if a primary cell is pinned.
 
-    Rebuilds the attack from the published rows alone (labels, grouping ids, values, statuses):
-    unknown cells >= 0, every published total an equation; prints each primary (u) cell's
-    interval width and lists the cells it recomputes exactly.
+    Rebuilds the attack from the published rows alone (labels, grouping ids, values, statuses)
+    and the taxonomies of --hierarchy: unknown cells >= 0, every published total an equation;
+    prints each primary (u) cell's interval width and lists the cells it recomputes exactly.
     """
-    return options.finish(api.audit_table(db, published), as_json, report_file, check=True)
+    return options.finish(api.audit_table(db, published, hierarchy), as_json, report_file, check=True)
 
 
 COMMANDS: list[click.Command] = [tables]

@@ -2,12 +2,14 @@
 
 Cell suppression on a near-unique column (an exact age, an income) blanks almost all of it;
 binning first keeps most of the information. `width` gives '[lo,hi)' ranges of a whole-number
-width; `quantiles` gives ranges holding about equal numbers of rows, cut at actual values.
-The result is a new table with every other column copied unchanged.
+width (days for a date column); `quantiles` gives ranges holding about equal numbers of rows,
+cut at actual values. NULL stays NULL; NaN, inf and -inf are labels of their own. The result
+is a new table with every other column copied unchanged.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,12 +53,23 @@ class BinReport(Report):
             for col, labels in self.bins.items()]
 
 
+_NUMERIC = ("integer", "float", "decimal")
+_SPECIAL = {"-inf": -math.inf, "inf": math.inf, "NaN": math.nan}
+
+
 def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: str, *, replace: bool) -> BinReport:
     """CREATE TABLE out AS SELECT ... with each binned column replaced by its range label."""
-    by_column = {source.column(s.column).name: s for s in specs}
+    by_column: dict[str, BinSpec] = {}
+    for given in specs:
+        name = source.column(given.column).name
+        if name in by_column:
+            raise AnonsqlError(f"column '{name}' has two --bin specs; give one per column")
+        by_column[name] = given
     for name in by_column:
-        if source.column(name).kind not in ("integer", "float", "decimal"):
-            raise AnonsqlError(f"column '{name}' is {source.column(name).kind}, binning needs a numeric column")
+        kind = source.column(name).kind
+        if kind not in (*_NUMERIC, "date"):
+            raise AnonsqlError(f"column '{name}' is {kind}, binning needs a numeric or date column"
+                               + (" (cast it to a date first)" if kind == "timestamp" else ""))
     target, existing = output_table(engine, source, out, out, replace)
     items: list[Any] = []  # columns and aliased labels (sqlglot types them differently)
     for name in source.column_names:
@@ -64,7 +77,8 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
         if spec is None:
             items.append(sql.column(name))
         elif spec.method == "width":
-            label = sql.fragment("data/bin_width_label", col=sql.column(name), width=exp.convert(spec.amount))
+            fragment = "data/bin_date_label" if source.column(name).kind == "date" else "data/bin_width_label"
+            label = sql.fragment(fragment, col=sql.column(name), width=exp.convert(spec.amount))
             items.append(exp.alias_(label, sql.ident(name)))
         else:
             items.append(exp.alias_(_quantile_case(engine, source, name, spec.amount), sql.ident(name)))
@@ -76,7 +90,7 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
         labels = {}
         for name in by_column:
             text, params = sql.render("data/distinct_values", engine.dialect, tbl=target.expr, col=sql.column(name))
-            labels[name] = [r[0] for r in engine.fetch_all(text, params)]
+            labels[name] = sorted((r[0] for r in engine.fetch_all(text, params)), key=_range_order)
         report = BinReport(table=str(source), out=str(target), bins=labels)
         before, after = count_rows(engine, source.expr), count_rows(engine, target.expr)
         report.check("same rows as the source", before == after, "common/row_count", f"{after:,} of {before:,}")
@@ -85,16 +99,48 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
     return report
 
 
+def _range_order(label: str | None) -> tuple[int, float, str]:
+    """Labels in the order of their ranges: '-inf', '[2,4)', '[10,20)', ..., 'inf', 'NaN', NULL.
+
+    >>> sorted(["[10,20)", "NaN", "[2,10)", "-inf"], key=_range_order)
+    ['-inf', '[2,10)', '[10,20)', 'NaN']
+    """
+    if label is None:
+        return (3, 0.0, "")
+    if label in _SPECIAL:
+        return (2, 0.0, label) if label == "NaN" else (1, _SPECIAL[label], label)
+    low = label[1:].split(",")[0]
+    try:
+        return (1, float(low), label)
+    except ValueError:
+        return (1, 0.0, label)  # a date range: ISO text sorts by time
+
+
+def _special(column: exp.Expression, kind: str) -> exp.Expression:
+    """`column` is NaN, inf or -inf (always false for integers and dates)."""
+    if kind not in ("float", "decimal"):
+        return exp.false()
+    return exp.paren(exp.or_(*(exp.EQ(this=column.copy(), expression=exp.cast(exp.convert(v), "DOUBLE"))
+                     for v in ("NaN", "Infinity", "-Infinity"))))
+
+
 def _quantile_case(engine: Engine, source: Table, name: str, quantiles: int) -> exp.Expression:
-    """CASE x < c_2 THEN '[c_1,c_2)' ... ELSE '[c_m,max]' over the distinct tile minima c_i."""
-    text, params = sql.render("data/bin_cut_points", engine.dialect, tbl=source.expr, col=sql.column(name),
-                              quantiles=quantiles)
+    """CASE x < c_2 THEN '[c_1,c_2)' ... ELSE '[c_m,max]' over the distinct tile minima c_i;
+    NaN and ±inf keep labels of their own."""
+    col, kind = sql.column(name), source.column(name).kind
+    text, params = sql.render("data/bin_cut_points", engine.dialect, tbl=source.expr, col=col,
+                              quantiles=quantiles, special=_special(col, kind))
     rows = engine.fetch_all(text, params)
     if not rows:
-        raise AnonsqlError(f"column '{name}' has only NULLs: nothing to bin")
+        raise AnonsqlError(f"column '{name}' has no finite values: nothing to bin")
     cuts = sorted({r[1] for r in rows})
     top = max(r[2] for r in rows)
-    case = exp.Case().when(exp.Is(this=sql.column(name), expression=exp.Null()), exp.Null())
+    case = exp.Case().when(exp.Is(this=col, expression=exp.Null()), exp.Null())
+    if kind in ("float", "decimal"):
+        for label in ("NaN", "Infinity", "-Infinity"):
+            case = case.when(exp.EQ(this=col.copy(), expression=exp.cast(exp.convert(label), "DOUBLE")),
+                             exp.convert({"Infinity": "inf", "-Infinity": "-inf"}.get(label, label)))
     for lo, hi in zip(cuts, cuts[1:]):  # cut points are the column's own values, inlined as literals
-        case = case.when(exp.LT(this=sql.column(name), expression=exp.convert(hi)), exp.convert(f"[{lo},{hi})"))
+        bound = exp.cast(exp.convert(str(hi)), "DATE") if kind == "date" else exp.convert(hi)
+        case = case.when(exp.LT(this=col.copy(), expression=bound), exp.convert(f"[{lo},{hi})"))
     return case.else_(exp.convert(f"[{cuts[-1]},{top}]"))

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from importlib import resources
 
 import pandas as pd
+import pyarrow as pa
 
 from .. import sql
 from ..catalog import drop_table, find_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
-from .loading import LoadReport, count_rows, read_csv, write_frame
+from .loading import CsvFormat, LoadReport, count_rows, read_frame, write_frame
 
 
 @dataclass(frozen=True)
@@ -42,23 +44,28 @@ DATASETS: dict[str, Dataset] = {
 
 
 def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False) -> LoadReport:
-    """Load bundled data set `name` into `table`, preprocessed in SQL when it has a `derive` step."""
+    """Load bundled data set `name` into `table`, preprocessed in SQL when it has a `derive` step.
+
+    The raw rows of a derived data set go to a temporary table under a fresh reserved name
+    (`anonsql_tmp_<random>`): private to this connection, it can never meet a user's table.
+    """
     spec = DATASETS[name]
-    with resources.files("anonsql._fixtures").joinpath(spec.file).open("rb") as fh:
-        frame = read_csv(fh, spec.na)
+    with resources.as_file(resources.files("anonsql._fixtures").joinpath(spec.file)) as path:
+        frame, kinds = read_frame(str(path), CsvFormat.build(na=spec.na))
     if spec.row_id:
-        frame.insert(0, "id", pd.array(range(1, len(frame) + 1), dtype="Int64"))
+        frame.insert(0, "id", pd.Series(range(1, len(frame) + 1), dtype=pd.ArrowDtype(pa.int64())))
+        kinds = {"id": "integer", **kinds}
     if spec.derive is None:
         with engine.transaction():
-            return _published_size(write_frame(engine, frame, table, replace=replace), spec)
+            return _published_size(write_frame(engine, frame, table, replace=replace, kinds=kinds), spec)
     target = sql.TableName.parse(table)
-    staging = sql.TableName(f"{target.name}__raw", target.schema)
+    existing = find_table(engine, target)
+    if existing is not None and not replace:
+        raise AnonsqlError(f"table {existing} already exists (use --replace to overwrite it)")
+    staging = sql.TableName(f"anonsql_tmp_{uuid.uuid4().hex}")
     with engine.transaction():
-        write_frame(engine, frame, staging, replace=True)
-        existing = find_table(engine, target)
+        write_frame(engine, frame, staging, kinds=kinds, temporary=True)
         if existing is not None:
-            if not replace:
-                raise AnonsqlError(f"table {existing} already exists (use --replace to overwrite it)")
             drop_table(engine, existing.expr)
         engine.execute(sql.render(spec.derive, engine.dialect, out=target.expr, src=staging.expr)[0])
         drop_table(engine, staging.expr)

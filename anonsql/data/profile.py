@@ -11,6 +11,7 @@ from ..catalog import Table
 from ..engine import Engine
 from ..report import Report
 from ..stats import class_counts
+from .risk import Diversity, Reidentification, diversity, reidentification
 
 SMALL_CLASS_THRESHOLDS = (2, 5, 10, 20, 50, 100)
 
@@ -37,6 +38,8 @@ class ProfileReport(Report):
     rows_in_classes_smaller_than: dict[int, int] = field(default_factory=dict)
     class_column: str | None = None
     class_distribution: dict[str, int] = field(default_factory=dict)
+    risk: Reidentification | None = None  # with qi
+    sensitive: list[Diversity] = field(default_factory=list)  # with qi and sensitive columns
 
     def lines(self) -> list[str]:
         lines = [f"table {self.table}: {self.rows:,} rows, {len(self.columns)} columns", ""]
@@ -49,6 +52,8 @@ class ProfileReport(Report):
                       f"  equivalence classes: {self.equivalence_classes:,}"]
             lines += [f"  rows in classes smaller than {t}: {n:,} ({n / self.rows:.1%})"
                       for t, n in self.rows_in_classes_smaller_than.items()]
+            lines += self.risk.lines() if self.risk else []
+            lines += [line for d in self.sensitive for line in d.lines()]
         if self.class_column:
             lines += ["", f"class {self.class_column}:"]
             lines += [f"  {v}: {n:,} ({n / self.rows:.1%})" for v, n in self.class_distribution.items()]
@@ -56,8 +61,10 @@ class ProfileReport(Report):
 
 
 def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (),
-                  class_column: str | None = None) -> ProfileReport:
-    """Profile `table` (already validated, `rows` > 0) in three scans at most."""
+                  class_column: str | None = None, sensitive: Sequence[str] = (),
+                  risk_threshold: float | None = None) -> ProfileReport:
+    """Profile `table` (already validated, `rows` > 0): column facts, then with `qi` the class
+    sizes and re-identification risk, with `sensitive` columns their l-diversity and t-closeness."""
     names = table.column_names
     text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(names))
     stats = engine.fetch_all(text, params)[0]
@@ -76,6 +83,8 @@ def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (
         result.rows_in_classes_smaller_than = {
             t: sum(size * n for size, n in histogram if size < t) for t in SMALL_CLASS_THRESHOLDS
         }
+        result.risk = reidentification(engine, table, qi, *([] if risk_threshold is None else [risk_threshold]))
+        result.sensitive = [diversity(engine, table, qi, s) for s in sensitive]
     if class_column:
         counts = class_counts(engine, table, class_column)
         result.class_column = class_column

@@ -1,6 +1,11 @@
-"""Where SQL runs: `connect()` turns a --db string into an Engine (DuckDB file or PostgreSQL URL)."""
+"""Where SQL runs: `connect()` turns a --db string into an Engine (DuckDB file, PostgreSQL or Spark URL)."""
 
 from __future__ import annotations
+
+import os
+from typing import Any
+
+import duckdb as _duckdb
 
 from ..errors import AnonsqlError
 from .base import Engine
@@ -9,22 +14,42 @@ from .duckdb import DuckDBEngine
 __all__ = ["Engine", "connect"]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+_SPARK_SCHEMES = ("spark:", "sc://")
 
 
-def connect(db: str | Engine, *, create: bool = False) -> Engine:
-    """Open `db`: a postgresql:// URL, else a DuckDB file path (created only if `create`).
+def connect(db: str | os.PathLike[str] | Engine | Any, *, create: bool = False) -> Engine:
+    """Open `db`: a postgresql:// URL; a Spark URL (`spark:local[2]`, `spark:local[2]?warehouse=DIR`,
+    `spark://host:7077`, or `sc://host:port` for Spark Connect; see anonsql.engine.spark); else a
+    DuckDB file path (created only if `create`).
 
-    An Engine passed in is returned as is, so API functions accept either.
+    An Engine passed in is returned as is; an open DuckDB connection (duckdb.DuckDBPyConnection)
+    or psycopg connection is wrapped in one that never closes it. So API functions accept all.
     """
+    if isinstance(db, _duckdb.DuckDBPyConnection):
+        return DuckDBEngine.wrap(db)
+    if type(db).__module__.startswith("psycopg") and hasattr(db, "info"):
+        from .postgres import PostgresEngine
+
+        return PostgresEngine.wrap(db)
+    if isinstance(db, os.PathLike):
+        db = os.fspath(db)
     if not isinstance(db, str):
-        return db
+        if all(hasattr(db, a) for a in ("dialect", "execute", "fetch_all", "transaction")):
+            return db  # an Engine
+        raise AnonsqlError(f"db must be a DuckDB path, a postgresql:// URL, an open DuckDB or psycopg "
+                           f"connection or an anonsql Engine, not {type(db).__name__}")
     if db.startswith(_POSTGRES_SCHEMES):
         from .postgres import PostgresEngine
 
         return PostgresEngine(db)
+    if db.startswith(_SPARK_SCHEMES):
+        from .spark import SparkEngine
+
+        return SparkEngine(db)
     if "://" in db:
         scheme = db.split("://", 1)[0]
         raise AnonsqlError(
-            f"unsupported database URL scheme '{scheme}': give a DuckDB file path or a postgresql:// URL"
+            f"unsupported database URL scheme '{scheme}': give a DuckDB file path, a postgresql:// URL"
+            " or a Spark URL (spark:local[2], spark://host:7077, sc://host:port)"
         )
     return DuckDBEngine(db, create=create)

@@ -20,6 +20,10 @@ class Engine(Protocol):
 
     dialect: str
     url: str
+    # Capabilities a job asks before it writes: UPDATE ... FROM on its tables (Spark: no), and
+    # transactions that roll back (Spark: no; writers go through anonsql.catalog.staged_output).
+    supports_update: bool
+    supports_transactions: bool
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         """Run one statement that returns no rows."""

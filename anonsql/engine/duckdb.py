@@ -19,16 +19,28 @@ class DuckDBEngine:
     """Runs anonsql's SQL on an embedded DuckDB database."""
 
     dialect = "duckdb"
+    supports_update = True
+    supports_transactions = True
 
     def __init__(self, path: str, *, create: bool = False):
         if path != ":memory:" and not create and not os.path.exists(path):
             raise AnonsqlError(f"DuckDB database file not found: {path}")
         try:
             self._con = duckdb.connect(path)
+            # DuckDB's progress bar writes to stdout, ahead of --json output; progress is ours, on stderr
+            self._con.execute("SET enable_progress_bar = false")
         except duckdb.Error as exc:
             raise AnonsqlError(f"cannot open DuckDB database {path}: {first_line(exc)}") from None
         self.url = path
         self._depth = 0
+        self._owned = True
+
+    @classmethod
+    def wrap(cls, con: duckdb.DuckDBPyConnection) -> DuckDBEngine:
+        """An engine over a caller's open connection; `close()` leaves that connection open."""
+        engine = cls.__new__(cls)
+        engine._con, engine.url, engine._depth, engine._owned = con, "<open DuckDB connection>", 0, False
+        return engine
 
     def _run(self, sql: str, params: Mapping[str, Any] | None):
         try:
@@ -82,4 +94,5 @@ class DuckDBEngine:
             self._con.unregister("__anonsql_frame")
 
     def close(self) -> None:
-        self._con.close()
+        if self._owned:
+            self._con.close()

@@ -17,6 +17,8 @@ class PostgresEngine:
     """Runs anonsql's SQL on a PostgreSQL server, autocommit outside `transaction()`."""
 
     dialect = "postgres"
+    supports_update = True
+    supports_transactions = True
 
     def __init__(self, url: str):
         try:
@@ -32,9 +34,22 @@ class PostgresEngine:
             message = f"cannot connect to PostgreSQL at {url}: {first_line(exc)}"
             raise AnonsqlError(redact(message)) from None
         self.url = url
+        self._owned = True
         # JIT compiles our GROUP BY / GROUPING SETS scans at ~0.6 s each when the planner
         # overestimates them (fresh tables, no statistics) and never paid back on 1M rows.
         self.execute("SET jit = off")
+
+    @classmethod
+    def wrap(cls, con: Any) -> PostgresEngine:
+        """An engine over a caller's open psycopg connection, used as it is (no session settings
+        changed); `close()` leaves it open. In autocommit mode each job commits its own
+        transaction; otherwise the work joins the connection's transaction, for the caller to commit."""
+        import psycopg
+
+        engine = cls.__new__(cls)
+        engine._psycopg, engine._con, engine._owned = psycopg, con, False
+        engine.url = redact(con.info.dsn)
+        return engine
 
     def _cursor_run(self, sql: str, params: Mapping[str, Any] | None):
         cur = self._con.cursor()
@@ -78,7 +93,8 @@ class PostgresEngine:
             raise DatabaseError(first_line(exc), stmt) from exc
 
     def close(self) -> None:
-        self._con.close()
+        if self._owned:
+            self._con.close()
 
 
 

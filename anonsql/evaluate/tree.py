@@ -13,9 +13,13 @@ table weighted by their counts (sql/evaluate/fold_combos.sql, the query that als
 Bayes its test tuples), not from one fetched row per record: with the default stopping
 rules (min_samples_split=2, min_samples_leaf=1, no depth limit) a weighted distinct tuple
 grows the same splits as its copies would (identical rows cannot be separated), up to how
-ties between equally good splits are broken. Still, this fetches one row per combination of
-the anonymized table: for adult-kh (30,161 rows, 8 QIs) 22,476 rows, as most QI vectors
-there are nearly unique.
+ties between equally good splits are broken (the scikit-learn tie-break is the seeded order
+of the features, not of the samples; tests/test_evaluate.py checks row-by-row and weighted
+trees predict alike). Fold f's training set merges the other folds' combinations into
+distinct (QI vector, class) tuples, summing their counts, so a tree learns from each distinct
+tuple once, however many folds hold it. Still, this fetches one row per combination of the
+anonymized table: for adult-kh (30,161 rows, 8 QIs) 22,476 rows, as most QI vectors there
+are nearly unique.
 
 Pure numpy + scikit-learn: no SQL here.
 """
@@ -61,16 +65,28 @@ def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_fold
     """Misclassified test rows per fold: fold f's tree learns from train's other folds
     (`progress` hears one line per fold)."""
     tree_class = require_sklearn()
-    x_train, x_test = one_hot(train.codes, domain), one_hot(test.codes, domain)
     wrong = np.zeros(n_folds, dtype=np.int64)
     for f in range(n_folds):
         learn, ask = train.fold != f, test.fold == f
         if not ask.any():
             continue
+        codes, classes, weights = merged(train.codes[learn], train.classes[learn], train.counts[learn])
         model = tree_class(criterion="entropy", random_state=seed % 2**32)
-        model.fit(x_train[learn], train.classes[learn], sample_weight=train.counts[learn].astype(np.float64))
-        predicted = model.predict(x_test[ask])
+        model.fit(one_hot(codes, domain), classes, sample_weight=weights)
+        predicted = model.predict(one_hot(test.codes[ask], domain))
         wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
         if progress is not None:
             progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
     return wrong
+
+
+def merged(codes: np.ndarray, classes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (QI vector, class) tuples of several folds' combinations, counts summed
+    (float64 sample weights), in the order of their first occurrence."""
+    if len(codes) == 0:
+        return codes, classes, counts.astype(np.float64)
+    table = np.column_stack([codes, classes]).astype(np.int64)
+    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+    weights = np.bincount(inverse.reshape(-1), weights=counts.astype(np.float64), minlength=len(first))
+    order = np.argsort(first, kind="stable")
+    return codes[first[order]], classes[first[order]], weights[order]

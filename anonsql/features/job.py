@@ -1,7 +1,7 @@
 """The jobs of feature selection (Zhang et al. 2017): binarize, select (features) and ac.
 
 select: SQL statistics (masks, class sums) → a method of anonsql.features → the published
-projection (a view or table) → AC >= k re-checked by SQL on the output, in one transaction.
+projection (a table; a view on request) → AC >= k re-checked by SQL on the output, in one transaction.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .. import sql, validate
+from .. import identifiers, sql, validate
 from ..catalog import drop_table, find_table, get_table, output_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
@@ -114,6 +114,11 @@ class AcReport(Report):
 
 # ---------------------------------------------------------------- select (features)
 
+#: The note of a run published as a view (--view): the guarantee holds for today's rows only.
+VIEW_WARNING = ("{view} is a view: it reads {table} at every query, so any change to {table} after this run voids "
+                "the guarantee (AC >= k was proved on the rows of today); publish a table (no --view) to keep it")
+
+
 
 def select(data: BinaryCounts, values: np.ndarray, k: int, method: str, privacy: str, mode: str,
            top_r: int) -> tuple[Selection, list[tuple[int, ...]]]:
@@ -129,7 +134,7 @@ def select(data: BinaryCounts, values: np.ndarray, k: int, method: str, privacy:
 def select_features(engine: Engine, table: str | sql.TableName, class_column: str, k: int, *,
                     key: str | None = None, attrs: Sequence[str] = (), method: str = "distcnt",
                     privacy: str = "ac", mode: str = "stop", top_r: int = 20, out: str | None = None,
-                    materialize: bool = False, replace: bool = False, emit_sql: str | None = None,
+                    materialize: bool = True, replace: bool = False, emit_sql: str | None = None,
                     execute: bool = True, progress: Progress | None = None, label: str | None = None,
                     before: Sequence[rewrite.Step] = (), after: Sequence[rewrite.Step] = ()) -> FeaturesReport:
     """Check the table (one AnonsqlError, nothing written) and run the job; `method`, `privacy`,
@@ -179,6 +184,10 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
                                        rows=rows, k=k, privacy=privacy)
         if not report.ok:
             raise VerificationError(report.checks)
+        identifiers.warn(engine, report, get_table(engine, target), chosen, say)
+    if not materialize:
+        report.notes.append(VIEW_WARNING.format(view=target, table=report.table))
+        say("warning: " + report.notes[-1])
     report.ac, report.kanon = figures.ac, figures.kanon
     report.hamdist, report.distcnt = figures.hamdist, figures.distcnt
     _save(script, emit_sql)

@@ -55,7 +55,7 @@ def replace_step(engine: Engine, existing: Table) -> Step:
 
 def publish_step(source: Table | sql.TableName, target: sql.TableName, attrs: Sequence[str], class_column: str,
                  materialize: bool) -> Step:
-    """The published projection Π_S(D): the selected columns S and the class, as a view or table."""
+    """The published projection Π_S(D): the selected columns S and the class, as a table or view."""
     kind = "table" if materialize else "view"
     chosen = ", ".join(attrs) if attrs else "(none)"
     return Step(f"publish Π_S(D) as a {kind}: S = {chosen}, then the class {class_column}",

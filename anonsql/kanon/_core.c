@@ -10,8 +10,9 @@
  * attributes of per-cell terms; each term has a lower bound that depends only on the
  * attribute's value (eqs. 1 and 2 grow with N(y',c); eq. 10's term has one minimum in
  * N(y',c), found in closed form), so a depth-first branch and bound skips every subtree whose
- * bound exceeds the best Γ found so far. Leaves are evaluated exactly; a small tolerance on
- * the bound (far above rounding error) keeps every possible tie in play, and ties go to the
+ * bound exceeds the best Γ found so far. Leaves are evaluated exactly; the bounds carry a
+ * rounding allowance derived relative to the magnitudes involved (see "Exactness of the
+ * pruning" below), so no leaf that could beat or tie the best is ever skipped, and ties go to the
  * smallest key, as in the reference. On Adult k=10 a search expands ~440 trie nodes where
  * the reference evaluates ~6,000 tuples; on 10^6 synthetic rows ~370 instead of ~60,000.
  *
@@ -46,7 +47,7 @@ typedef struct {
 
 /* A child met while expanding a trie node: its bound and the partial sums down to it. */
 typedef struct Kid {
-    double bound, pm, ph;
+    double bound, pm, ph, pe;
     i32 node, minkey;
 } Kid;
 
@@ -96,10 +97,13 @@ typedef struct {
     i64 ventries;       /* sum_j (|V_j| + 1): one bound slot per value and ⊥ */
     i64 *eoff;          /* M+1: slot offset of trie level d */
     double *bm, *bh;    /* bounds per slot: main cost (Γ_ham/Γ_info/Γ_mar sum) and Γ_ham for hybrid */
+    double *be;         /* per slot: how far the exact term of a leaf in the slot can fall below bm */
     double *sufm, *sufh;/* M+1: sum of per-level minima from level d on */
+    double *sufe;       /* M+1: sum of per-level maxima of be from level d on */
+    i64 evaluations;    /* exact Γ evaluations at leaves (the work pruning saves) */
     i32 *stk_node;
     i64 *stk_depth;
-    double *stk_pm, *stk_ph, *stk_bound;
+    double *stk_pm, *stk_ph, *stk_pe, *stk_bound;
     i64 stk_cap;
     struct Kid *kids;
     i64 kid_cap;
@@ -432,34 +436,101 @@ typedef struct {
     i64 n, c, t;
     double best;
     i64 best_key;
+    double err0;  /* rounding allowance of the two sums over attributes, see band_bounds */
 } Search;
+
+/*
+ * Exactness of the pruning. Γ of a leaf is computed by pair_cost; the search may skip a subtree
+ * only if no leaf below can have a COMPUTED Γ below the best found (or equal with a smaller key).
+ * So a bound must be a lower bound of the computed Γ, rounding included, and that rounding is
+ * relative to the magnitudes of the numbers involved (the logs and the terms), not to Γ: at 10^7
+ * rows the terms of eq. 10 are ~1e-6 while their sum Γ is ~1e-13 (first orders cancel). The
+ * derivation, with u = 2^-53 and γ_n = n u / (1 - n u) (Higham, Accuracy and Stability, 3.1):
+ *
+ * (a) The log table. L[x] = log(x + α) (or + α|V_j|) from numpy, |L[x] - log(x + ..)| <= ulp(L[x])
+ *     <= LOG_ULPS * 2u |L[x]| (numpy's float64 log is faithful; measured <= 0.5005 ulp on 3x10^6
+ *     entries against long double, so LOG_ULPS = 1 has a factor 2 to spare).
+ * (b) One attribute, value slot of eq. 10. pair_cost computes E = (a_t + a_u(n')) + g(n') with
+ *     a_u(m) = p (L[N] - L[N-m]), g(m) = L[D-w-m] - L[D]; the bound is a_t + min f̃ where f̃(m) =
+ *     a_u(m) + g(m) computed with the same reads and operations, and mar_term_min returns the
+ *     exact minimum of f̃ over the band. For that it needs nu >= |f̃(m) - f(m)|, f the same
+ *     expression on exact logarithms: nu = 2u·LOG_ULPS (p (|L[N]| + Λa) + |L[D]| + Λv) + γ_2 mag,
+ *     Λ = the largest |L| the term can read (logs are monotone: the ends of the range), mag =
+ *     |a_t| + max|a_u| + max|g| over the band (a_u and |g| grow with m: read at m = top). What
+ *     is left is the association: (a_t + a_u) + g against a_t + (a_u + g) differ by at most
+ *     γ_2 · 2 mag, the slot's allowance be. Slots ⊥ and v = y_j (pair_cost's exact operations,
+ *     or 0), Γ_ham (integers) and eq. 2 (n' lphat falls with n', the term is read at n' = lo
+ *     with the same operations; rounding is monotone) have be = 0.
+ * (c) The sums over attributes: pair_cost adds the M terms in j order, the search adds the
+ *     bounds in trie order plus a suffix; each differs from the real sum by at most
+ *     γ_M Σ_d mag_d (|term| <= mag_d at level d), and the final subtraction rounds by at most
+ *     u (Σ mag + Σ be): err0 = (γ_M + γ_{M+1} + 2u) Σ_d mag_d.
+ * (d) The lower bound is then outer((pm + suf) - (pe + sufe + err0)) with outer = p̂(c)·x (eq.
+ *     11) and eq. 12's x/h or x·h: monotone in x, and rounding to nearest is monotone, so it is
+ *     <= the computed Γ of every leaf below. Every allowance is multiplied by SAFETY = 2 against
+ *     the lower-order terms dropped above (products of u's).
+ * Pruning then compares that bound with the best Γ found, with no absolute constant: it can never
+ * change the argmin the paper's rule picks, nor a tie (ties go to the smallest key, as before).
+ */
+#define LOG_ULPS 1.0
+#define SAFETY 2.0
+static const double UNIT_ROUNDOFF = 1.1102230246251565e-16; /* u = 2^-53 */
+
+static inline double gamma_n(double n) { return n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF); }
 
 /*
  * Eq. 10's terms of t' for one attribute, as a function of n' = N(y',c) with t' holding a
  * non-null v != y_j there: f(n') = p̂(v|c) log((N+α)/(N-n'+α)) + log((D-w-n'+α|V|)/(D+α|V|))
  * (plus a_t, which does not depend on t'). f'(n') = p̂/(N+α-n') - 1/(D-w+α|V|-n') changes sign
- * once, from - to +, so over integers in [lo, hi] f is smallest next to
- * n* = (N+α - p̂(D-w+α|V|)) / (1-p̂), clamped. Returns that minimum (same table arithmetic as
- * pair_cost, so within rounding of what pair_cost gives at the minimiser).
+ * once, from - to +, so over the reals f falls up to n* = (N+α - p̂(D-w+α|V|)) / (1-p̂) and rises
+ * after it. Returns min over n' in [lo, hi] of the COMPUTED f̃(n') (same table reads and
+ * operations as pair_cost), found without visiting every n':
+ * - n* is computed with a rounding error of at most err, so the integers floor(n* - err) ..
+ *   ceil(n* + err) bracket the exact n*; they are evaluated first;
+ * - |f̃(m) - f(m)| <= nu for every m (table and arithmetic rounding, see the derivation above).
+ *   Walking left from the bracket, once f̃(m) >= best + 2 nu every n' further left has
+ *   f̃(n') >= f(n') - nu >= f(m) - nu >= f̃(m) - 2 nu >= best (f falls towards n*); the same to
+ *   the right. So the result is the exact minimum of f̃ over the band, and no rounding allowance
+ *   is needed for it. In practice the walk stops after one step: f's curvature dwarfs nu.
+ * Where p̂ is so close to 1 that err or the walk exceeds WALK_MAX steps, -inf (no pruning on it).
  */
-static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD) {
+#define WALK_MAX 64
+static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD, double nu) {
     const double *L = s->ltab;
-    double p = s->phat[r];
+    const double p = s->phat[r];
+#define F(m) (p * (L[s->a_base + N] - L[s->a_base + N - (m)]) + (L[s->v_base[j] + D - wt - (m)] - LD))
     i64 n1 = lo, n2 = lo;
     if (hi > lo && p < 1.0) {
         double nv = (double)(s->voff[j + 1] - s->voff[j]);
-        double star = ((double)N + s->alpha - p * ((double)(D - wt) + s->alpha * nv)) / (1.0 - p);
-        if (star >= (double)hi) n1 = n2 = hi;
-        else if (star > (double)lo) {
-            n1 = (i64)floor(star);
-            n2 = n1 + 1 < hi ? n1 + 1 : hi;
-        }
-    }
+        double num = (double)N + s->alpha - p * ((double)(D - wt) + s->alpha * nv);
+        double star = num / (1.0 - p);
+        /* |computed - exact n*|: each of the ~6 operations rounds relative to its magnitude */
+        double err = SAFETY * gamma_n(8.0) * ((double)N + s->alpha + (double)(D - wt) + s->alpha * nv + fabs(num))
+                     / (1.0 - p);
+        if (err > WALK_MAX) return -INFINITY;
+        double a = floor(star - err), b = ceil(star + err);
+        n1 = a <= (double)lo ? lo : a >= (double)hi ? hi : (i64)a;
+        n2 = b >= (double)hi ? hi : b <= (double)lo ? lo : (i64)b;
+    } /* p̂ = 1: f' >= 0 (D-w+α|V| >= N+α), smallest at lo */
     double best = INFINITY;
     for (i64 m = n1; m <= n2; m++) {
-        double f = p * (L[s->a_base + N] - L[s->a_base + N - m]) + (L[s->v_base[j] + D - wt - m] - LD);
+        double f = F(m);
         if (f < best) best = f;
     }
+    i64 steps = 0;
+    for (i64 m = n1 - 1; m >= lo; m--, steps++) {
+        double f = F(m);
+        if (f >= best + 2.0 * nu) break;
+        if (steps >= WALK_MAX) return -INFINITY;
+        if (f < best) best = f;
+    }
+    for (i64 m = n2 + 1; m <= hi; m++, steps++) {
+        double f = F(m);
+        if (f >= best + 2.0 * nu) break;
+        if (steps >= 2 * WALK_MAX) return -INFINITY;
+        if (f < best) best = f;
+    }
+#undef F
     return best;
 }
 
@@ -467,29 +538,31 @@ static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 
  * Per-slot lower bounds of the term Γ adds for trie level d when t' has value v there and
  * N(y',c) lies in [lo, hi]: 0 for v = y_j (no suppression); otherwise the term with the
  * counts that make it smallest (eq. 10: a_u grows with n', g falls with n'; eqs. 1, 2 grow
- * with n'). A value with N(v,c) < lo cannot occur in the band: +inf. Fills sufm/sufh and
- * returns the tolerance that keeps every leaf whose exact Γ could tie or beat `best` in play.
+ * with n'). A value with N(v,c) < lo cannot occur in the band: +inf. Fills bm/bh/be, the
+ * suffix sums sufm/sufh/sufe and q->err0 (the derivation above).
  */
-static double band_bounds(St *s, const Search *q, i64 lo, i64 hi) {
+static void band_bounds(St *s, Search *q, i64 lo, i64 hi) {
     const double *L = s->ltab;
     i64 c = q->c, n = q->n;
-    double scale_m = 0.0, scale_h = 0.0;
+    double mag_sum = 0.0;
+    double la0 = fabs(L[s->a_base]);
     for (i64 d = 0; d < s->M; d++) {
         i64 j = s->order[d], nv = s->voff[j + 1] - s->voff[j];
         i32 a = q->y[j];
         i64 wt = a >= 0 ? n : 0;
         i64 D = s->dcur[j * s->C + c];
         double at = 0.0, lt = 0.0, LD = L[s->v_base[j] + D];
+        double lv = fabs(LD) > fabs(L[s->v_base[j]]) ? fabs(LD) : fabs(L[s->v_base[j]]); /* Λv */
         if (a >= 0) {
             i64 r = vidx(s, j, a, c), N = s->ncur[r];
             at = s->phat[r] * (L[s->a_base + N] - L[s->a_base + N - n]);
             lt = (double)n * s->lphat[r];
         }
-        double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d];
-        double minm = 0.0, maxm = 0.0, maxh = 0.0;
+        double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
+        double minm = 0.0, maxe = 0.0, maxmag = 0.0;
         for (i64 e = 0; e <= nv; e++) { /* slot 0 = ⊥, slot v+1 = value v */
             i32 v = (i32)e - 1;
-            double fm, fh = 0.0;
+            double fm, fh = 0.0, fe = 0.0, mag = 0.0;
             if (v == a) {
                 fm = 0.0;
             } else if (v < 0) { /* t' has ⊥ here: exact, w_j(t') = 0 */
@@ -497,6 +570,7 @@ static double band_bounds(St *s, const Search *q, i64 lo, i64 hi) {
                 else if (s->cost == COST_INFO) fm = -(lt + 0.0);
                 else fm = (at + 0.0) + (L[s->v_base[j] + D - wt] - LD);
                 fh = (double)wt;
+                mag = s->cost == COST_INFO ? fabs(lt) : fabs(at) + fabs(L[s->v_base[j] + D - wt] - LD);
             } else {
                 i64 r = vidx(s, j, v, c), N = s->ncur[r];
                 if (N < lo) {
@@ -505,48 +579,54 @@ static double band_bounds(St *s, const Search *q, i64 lo, i64 hi) {
                     fm = (double)(wt + lo);
                 } else if (s->cost == COST_INFO) {
                     fm = -(lt + (double)lo * s->lphat[r]);
+                    mag = fabs(lt) + fabs((double)(hi < N ? hi : N) * s->lphat[r]);
                 } else {
                     i64 top = hi < N ? hi : N;
-                    fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD);
+                    double p = s->phat[r];
+                    mag = fabs(at) + p * (L[s->a_base + N] - L[s->a_base + N - top])
+                          + fabs(L[s->v_base[j] + D - wt - top] - LD);
+                    double la = fabs(L[s->a_base + N]) > la0 ? fabs(L[s->a_base + N]) : la0; /* Λa */
+                    double nu = SAFETY * (2.0 * UNIT_ROUNDOFF * LOG_ULPS * (p * (fabs(L[s->a_base + N]) + la)
+                                                                           + fabs(LD) + lv) + gamma_n(2.0) * mag);
+                    fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu);
                     fh = (double)(wt + lo);
-                    if ((double)(wt + top) > maxh) maxh = (double)(wt + top); /* largest Γ_ham term */
+                    fe = SAFETY * 2.0 * gamma_n(2.0) * mag; /* the two association orders */
                 }
             }
             bm[e] = fm;
             bh[e] = fh;
+            be[e] = fe;
             if (fm < minm) minm = fm;
-            if (isfinite(fm) && fabs(fm) > maxm) maxm = fabs(fm);
-            if (fh > maxh) maxh = fh;
+            if (fe > maxe) maxe = fe;
+            if (mag > maxmag) maxmag = mag;
         }
         s->sufm[d] = minm;
-        scale_m += maxm;
-        scale_h += maxh;
+        s->sufe[d] = maxe;
+        mag_sum += maxmag;
     }
     s->sufm[s->M] = 0.0;
     s->sufh[s->M] = 0.0;
+    s->sufe[s->M] = 0.0;
     for (i64 d = s->M - 1; d >= 0; d--) {
         s->sufm[d] += s->sufm[d + 1];
+        s->sufe[d] += s->sufe[d + 1];
         s->sufh[d] = 0.0; /* Γ_ham terms are >= 0 and 0 on a match */
     }
-    /*
-     * Bounds and exact Γ differ only by rounding: sums taken in another order, and for eq. 10
-     * differences of table logs (each |log| < 64, so < 1e-13 apart per term). The relative
-     * part covers the first, the absolute floor of 1e-12 per attribute the second, with orders
-     * of magnitude to spare; a looser tolerance only costs a few more leaf evaluations.
-     * Eq. 12 multiplies Γ_mar's error by at most Γ_ham <= scale_h.
-     */
-    if (s->cost == COST_HAM) return 0.0; /* integers: bounds and Γ_ham are exact */
-    double rel = 1e-9 * scale_m, floor_ = (double)s->M * 1e-12;
-    if (s->cost == COST_MAR) return s->prior[q->c] * (rel + floor_);
-    if (s->cost == COST_HYBRID) return s->prior[q->c] * (rel + floor_) * (scale_h + 1.0);
-    return rel;
+    double m = (double)s->M;
+    q->err0 = s->cost == COST_HAM ? 0.0 /* integers: bounds and Γ_ham are exact */
+              : SAFETY * (gamma_n(m) + gamma_n(m + 1.0) + 2.0 * UNIT_ROUNDOFF) * mag_sum;
 }
 
-/* Lower bound on Γ below a node whose partial sums are pm (main) and ph (Γ_ham, hybrid). */
-static inline double node_bound(const St *s, i64 c, double pm, double ph, i64 next_level) {
+/*
+ * Lower bound on the computed Γ of every leaf below a node whose partial sums are pm (main),
+ * ph (Γ_ham, hybrid) and pe (allowances): (d) of the derivation above.
+ */
+static inline double node_bound(const St *s, const Search *q, double pm, double ph, double pe, i64 next_level) {
     double m = pm + s->sufm[next_level];
-    if (s->cost == COST_HAM || s->cost == COST_INFO) return m;
-    m = s->prior[c] * m;
+    if (s->cost == COST_HAM) return m;
+    m = m - (pe + s->sufe[next_level] + q->err0);
+    if (s->cost == COST_INFO) return m;
+    m = s->prior[q->c] * m;
     if (s->cost == COST_MAR) return m;
     double h = ph < 1.0 ? 1.0 : ph; /* eq. 12 is increasing in Γ_mar; Γ_ham >= 1 for any merge */
     return m <= 0 ? m / h : m * h;
@@ -578,26 +658,31 @@ static void sort_kids(Kid *kids, i64 m) {
     }
 }
 
+/* A subtree (bound b, smallest key minkey) can hold no leaf that beats q->best or ties and wins. */
+static inline int hopeless(const Search *q, double b, i64 minkey) {
+    return b > q->best || (b == q->best && minkey > q->best_key);
+}
+
 /* Depth-first branch and bound over the trie of one (class, band); updates q->best. */
-static void search_band(St *s, Search *q, i32 root, double slack) {
+static void search_band(St *s, Search *q, i32 root) {
     i64 top = 0;
     s->stk_node[0] = root;
     s->stk_depth[0] = 0;
     s->stk_pm[0] = 0.0;
     s->stk_ph[0] = 0.0;
+    s->stk_pe[0] = 0.0;
     s->stk_bound[0] = -INFINITY;
     top = 1;
     while (top > 0) {
         top--;
         i32 x = s->stk_node[top];
         i64 d = s->stk_depth[top];
-        double pm = s->stk_pm[top], ph = s->stk_ph[top];
-        double tol = 1e-9 * fabs(q->best) + slack;
-        double b = s->stk_bound[top];
-        if (!(b <= q->best + tol) || (b - tol >= q->best && s->nodes[x].minkey > q->best_key)) continue;
+        double pm = s->stk_pm[top], ph = s->stk_ph[top], pe = s->stk_pe[top];
+        if (hopeless(q, s->stk_bound[top], s->nodes[x].minkey)) continue; /* best improved since the push */
         if (d == s->M) { /* a leaf: exact Γ, ties to the smallest key */
             i64 key = s->nodes[x].first;
             if (key == q->t) continue;
+            s->evaluations++;
             double g = pair_cost(s, q->y, q->n, q->c, s->pcodes + (i64)s->pid[key] * s->M, s->cnt[key]);
             if (g < q->best || (g == q->best && key < q->best_key)) {
                 q->best = g;
@@ -605,15 +690,14 @@ static void search_band(St *s, Search *q, i32 root, double slack) {
             }
             continue;
         }
-        const double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d];
+        const double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
         i64 m = 0;
         for (i32 ch = s->nodes[x].first; ch >= 0; ch = s->nodes[ch].next) {
             const Node *nd = &s->nodes[ch];
             i64 e = (i64)nd->val + 1;
-            double cm = pm + bm[e], chh = ph + bh[e];
-            double b = node_bound(s, q->c, cm, chh, d + 1);
-            if (!(b <= q->best + tol)) continue;
-            if (b - tol >= q->best && nd->minkey > q->best_key) continue; /* can only tie, and lose */
+            double cm = pm + bm[e], chh = ph + bh[e], ce = pe + be[e];
+            double b = node_bound(s, q, cm, chh, ce, d + 1);
+            if (hopeless(q, b, nd->minkey)) continue;
             if (nd->first >= 0 && d + 1 < s->M) __builtin_prefetch(&s->nodes[nd->first]); /* expanded soon */
             Kid *kid = &s->kids[m++];
             kid->node = ch;
@@ -621,6 +705,7 @@ static void search_band(St *s, Search *q, i32 root, double slack) {
             kid->bound = b;
             kid->pm = cm;
             kid->ph = chh;
+            kid->pe = ce;
         }
         sort_kids(s->kids, m);
         for (i64 i = m - 1; i >= 0; i--) { /* smallest bound on top of the stack */
@@ -628,6 +713,7 @@ static void search_band(St *s, Search *q, i32 root, double slack) {
             s->stk_depth[top] = d + 1;
             s->stk_pm[top] = s->kids[i].pm;
             s->stk_ph[top] = s->kids[i].ph;
+            s->stk_pe[top] = s->kids[i].pe;
             s->stk_bound[top] = s->kids[i].bound;
             top++;
         }
@@ -643,18 +729,18 @@ static i64 best_partner(St *s, i64 t, double *gamma) {
     q.y = s->pcodes + (i64)s->pid[t] * s->M;
     q.best = INFINITY;
     q.best_key = -1;
+    q.err0 = 0.0;
     for (int b = 0; b < NBANDS; b++) {
         i64 pop = s->band_pop[q.c * NBANDS + b];
         if (pop == 0 || (pop == 1 && band_of(q.n) == b)) continue;
         i64 lo, hi;
         band_range(b, &lo, &hi);
-        double slack = band_bounds(s, &q, lo, hi);
-        search_band(s, &q, s->roots[q.c * NBANDS + b], slack);
+        band_bounds(s, &q, lo, hi);
+        search_band(s, &q, s->roots[q.c * NBANDS + b]);
     }
     *gamma = q.best;
     return q.best_key;
 }
-
 /* ---------- ANONYMIZE (Algorithm 1) ------------------------------------------------------ */
 
 static int all_null(const i32 *y, i64 M) {
@@ -785,12 +871,13 @@ static PyObject *run(PyObject *self, PyObject *args) {
         if (nv > maxv) maxv = nv;
     }
     s.ventries = s.eoff[M];
-    ALLOC(s.bm, s.ventries); ALLOC(s.bh, s.ventries); ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1);
+    ALLOC(s.bm, s.ventries); ALLOC(s.bh, s.ventries); ALLOC(s.be, s.ventries);
+    ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1); ALLOC(s.sufe, M + 1);
     s.kid_cap = maxv + 2;
     ALLOC(s.kids, s.kid_cap);
     s.stk_cap = (M + 1) * s.kid_cap + 1; /* DFS keeps at most one sibling list per level */
     ALLOC(s.stk_node, s.stk_cap); ALLOC(s.stk_depth, s.stk_cap); ALLOC(s.stk_pm, s.stk_cap); ALLOC(s.stk_ph, s.stk_cap);
-    ALLOC(s.stk_bound, s.stk_cap);
+    ALLOC(s.stk_pe, s.stk_cap); ALLOC(s.stk_bound, s.stk_cap);
     ALLOC(unull, M); ALLOC(u, M);
     for (i64 j = 0; j < M; j++) unull[j] = -1;
 
@@ -838,7 +925,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
         memcpy(final + key * M, s.pcodes + (i64)s.pid[root] * M, sizeof(i32) * M);
         groups += s.alive[key];
     }
-    result = Py_BuildValue("LLLL", (long long)iterations, (long long)solo, (long long)cross, (long long)groups);
+    result = Py_BuildValue("LLLLL", (long long)iterations, (long long)solo, (long long)cross, (long long)groups,
+                           (long long)s.evaluations);
     goto done;
 internal:
     PyErr_SetString(PyExc_RuntimeError, "anonsql.kanon._core: internal invariant violated");
@@ -846,7 +934,7 @@ done:
     {
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff,
-                          s.bm, s.bh, s.sufm, s.sufh, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph,
+                          s.bm, s.bh, s.be, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
                           s.stk_bound, unull, u, sorted, node_of};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }

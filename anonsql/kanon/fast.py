@@ -41,7 +41,7 @@ def run(prepared: PreparedTable, draws: np.ndarray,
     width = prepared.log_table.shape[1]
     final = np.empty((n_tuples, n_attrs), dtype=np.int32)
     gammas = np.empty(len(draws), dtype=np.float64)
-    iterations, solo, cross, groups = kernel(
+    iterations, solo, cross, groups, _evaluations = kernel(
         codes=np.ascontiguousarray(prepared.codes, dtype=np.int32),
         classes=np.ascontiguousarray(prepared.classes, dtype=np.int64),
         counts=np.ascontiguousarray(prepared.counts, dtype=np.int64),
@@ -80,8 +80,9 @@ def kernel(*, codes: np.ndarray, classes: np.ndarray, counts: np.ndarray, voff: 
            attr_counts: np.ndarray, phat: np.ndarray, log_phat: np.ndarray, class_prior: np.ndarray,
            log_table: np.ndarray, a_base: int, v_base: np.ndarray, order: np.ndarray, draws: np.ndarray,
            k: int, cost: str, alpha: float, final: np.ndarray, gammas: np.ndarray,
-           progress: LoopProgress | None = None) -> tuple[int, int, int, int]:
-    """Check every buffer, then run `_core.run`; returns (iterations, solo, cross, groups).
+           progress: LoopProgress | None = None) -> tuple[int, int, int, int, int]:
+    """Check every buffer, then run `_core.run`; returns (iterations, solo, cross, groups,
+    evaluations), the last the number of exact Γ evaluations the search could not prune.
 
     Shapes follow from `codes` (T, M), `class_prior` (|C|,), `voff` (M+1,) and `draws` (D,):
     per-value arrays hold voff[M] x |C| entries, `final` is (T, M), `gammas` (D,). The log

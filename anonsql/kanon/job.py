@@ -6,15 +6,17 @@ inside it, which rolls back the new table (or, in place, every change to the sou
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from .. import sql
-from ..catalog import Table, drop_table, get_table, output_table
+from .. import identifiers, sql
+from ..catalog import Column, Table, drop_table, find_table, get_table, output_table
 from ..engine import Engine
-from ..errors import VerificationError
+from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from ..stats import attr_class_counts
 from . import verify
@@ -30,7 +32,7 @@ class KanonReport(Report):
 
     in_place: bool
     qi: list[str]
-    class_column: str
+    class_column: str | None  # None: one class for all rows (C = 1)
     k: int
     cost: str
     alpha: float
@@ -44,36 +46,89 @@ class KanonReport(Report):
     groups: int  # distinct (QI, class) tuples |S| of the source
     changed_groups: int  # groups whose rows got a new pattern
     gamma_sum: float = 0.0  # Σ Γ over all merges; equals kl_divergence for cost 'mar'
+    suppressed_by_column: dict[str, int] = field(default_factory=dict)  # cells newly NULL per QI
+    original_nulls_by_column: dict[str, int] = field(default_factory=dict)  # NULL in the source already
+    dropped: list[str] = field(default_factory=list)  # --drop
+    pseudonymized: list[str] = field(default_factory=list)  # --pseudonymize (keyed HMAC-SHA256)
+    changes: str | None = None  # the private changes relation (--changes)
     emitted_sql: str | None = None
 
     def lines(self) -> list[str]:
-        head = (f"{self.table} -> {self.out}: {self.k}-anonymous over {len(self.qi)} quasi-identifiers "
+        classes = f"class {self.class_column}" if self.class_column else "no class column: one class (C = 1)"
+        head = (f"{self.table} -> {self.out}: {self.k}-anonymous over {len(self.qi)} quasi-identifiers, {classes} "
                 f"(cost {self.cost}, pseudo count alpha {self.alpha:g}, seed {self.seed})" if self.checks else
                 f"{self.table}: dry run, script written to {self.emitted_sql}; the database is unchanged")
-        return [
+        lines = [
             head,
-            f"  rows {self.rows:,}; distinct (QI, class) tuples {self.groups:,}; merges {self.iterations:,}",
-            f"  suppressed cells {self.suppressed_cells:,} of {self.qi_cells:,} ({self.suppressed_ratio:.1%})",
-            f"  KL divergence between original and output (eq. 7) {self.kl_divergence:.6f}" if self.checks
-            else f"  sum of the merge costs (sum of Γ) {self.gamma_sum:.6f}",
+            f"  rows {self.rows:,}; distinct combinations of quasi-identifiers and class {self.groups:,} (|S|); "
+            f"merges {self.iterations:,}",
+            f"  blanked cells (suppressed to NULL) {self.suppressed_cells:,} of {self.qi_cells:,} "
+            f"({self.suppressed_ratio:.1%}), by column:",
         ]
+        for name, n in self.suppressed_by_column.items():
+            before = self.original_nulls_by_column.get(name, 0)
+            lines.append(f"    {name}: {n:,} blanked ({n / self.rows:.1%} of rows)"
+                         + (f"; {before:,} already empty (NULL) in the source, not counted" if before else ""))
+        if self.checks:
+            lines.append("  distance of the class-conditional value distributions from the original "
+                         f"(KL divergence, eq. 7) {self.kl_divergence:.6f}")
+            lines.append("  trade-off: " + self.trade_off())
+        else:
+            lines.append(f"  sum of the merge costs (sum of Γ) {self.gamma_sum:.6f}")
+        if self.dropped:
+            lines.append(f"  dropped direct identifiers: {', '.join(self.dropped)}")
+        if self.pseudonymized:
+            lines.append(f"  pseudonymized (keyed HMAC-SHA256): {', '.join(self.pseudonymized)}")
+        if self.changes:
+            lines.append(f"  what changed, cell by cell: {self.changes} (PRIVATE: holds original values)")
+        return lines
+
+    def trade_off(self) -> str:
+        """What the cost traded, in words (the figures of this run)."""
+        kl, blanked = f"KL {self.kl_divergence:.4f}", f"{self.suppressed_ratio:.1%}"
+        return {
+            "ham": f"ham blanks the fewest cells ({blanked}) whatever that does to the class-conditional "
+                   f"distributions ({kl}); mar keeps those closer at the price of more blanked cells",
+            "info": f"info blanks the values that carry the least information ({blanked} of cells), "
+                    f"the class-conditional distributions moving by {kl}; ham blanks the fewest cells, "
+                    "mar keeps the distributions closest",
+            "mar": f"mar keeps the class-conditional distributions ({kl}) at the price of more blanked cells "
+                   f"({blanked}); ham blanks the fewest cells",
+            "hybrid": f"hybrid weighs mar's change of distributions by the cells blanked: between ham (fewest "
+                      f"cells) and mar (closest distributions), here {blanked} of cells and {kl}",
+        }[self.cost]
 
 
-def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str, k: int, *,
+#: The class column of a run without --class, as the one-class views name it.
+ONE_CLASS = "anonsql_one_class"
+
+
+def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
         cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
-        emit_sql: str | None, execute: bool, progress: Progress | None = None) -> KanonReport:
-    """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks)."""
+        emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
+        pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
+        changes: str | None = None) -> KanonReport:
+    """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
+
+    Without a class column every row shares one class (the paper's costs with C = 1): the
+    statistics and checks read the table through a temporary view that adds the constant label.
+    """
     say = progress or silent
     target, replaced = output_table(engine, source, out, f"{source.name}_k{k}", replace, in_place)
+    changes_table = _changes_table(engine, changes, source, target)
     report = KanonReport(table=str(source), out=str(target), in_place=in_place, qi=list(qi),
                          class_column=class_column, k=k, cost=cost, alpha=alpha, seed=seed, rows=rows,
                          qi_cells=rows * len(qi), suppressed_cells=0, suppressed_ratio=0.0,
-                         kl_divergence=float("nan"), iterations=0, groups=0, changed_groups=0, emitted_sql=emit_sql)
+                         kl_divergence=float("nan"), iterations=0, groups=0, changed_groups=0, emitted_sql=emit_sql,
+                         dropped=list(drop), pseudonymized=list(pseudonymize),
+                         changes=str(changes_table) if changes_table else None)
+    cls = class_column or ONE_CLASS
 
     with report.timed("statistics"):
-        before = gather(engine, source, qi, class_column)
+        with _counted(engine, source, class_column) as counted:
+            before = gather(engine, counted, qi, cls)
     groups = before.groups
-    say(f"statistics: {rows:,} rows, {len(groups.counts):,} distinct (QI, class) tuples "
+    say(f"statistics: {rows:,} rows, {len(groups.counts):,} distinct combinations of quasi-identifiers and class "
         f"({report.seconds['statistics']:.2f} s)")
     report.notes += cardinality_warnings(groups)
     for note in report.notes:
@@ -86,13 +141,18 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         result = anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
                            alpha=alpha, seed=seed, progress=loop_progress if progress else None)
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
-    plan = suppression_plan(source.expr, target.expr, groups, class_column, result.final_codes, copy=not in_place)
+    plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, copy=not in_place,
+                            one_class=class_column is None)
     report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.keys)
     report.gamma_sum = float(np.sum(result.gammas))
     _set_suppressed(report, int(result.suppressed_cells))
+    report.suppressed_by_column = dict(zip(qi, (plan.suppress * plan.rows[:, None]).sum(axis=0).tolist())) \
+        if len(plan.keys) else dict.fromkeys(qi, 0)
+    report.original_nulls_by_column = dict(zip(qi, before.attrs.null_counts.sum(axis=1).tolist()))
     if emit_sql:
+        extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize)
         save(emit_sql, plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
-                                   replace=replaced is not None))
+                                   replace=replaced is not None, extra=extra))
     if not execute:
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report
@@ -102,20 +162,69 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
             if replaced is not None:
                 drop_table(engine, replaced.expr)
             plan.execute(engine)
+            identifiers.apply(engine, target.expr, drop=drop, pseudonymize=pseudonymize, key=key)
+            if changes_table is not None:
+                _write_changes(engine, changes_table, plan.changes())
         say(f"rewrite: {len(plan.keys):,} groups changed ({report.seconds['rewrite']:.2f} s)")
         with report.timed("verify"):
             written = get_table(engine, target)
-            out_attrs = attr_class_counts(engine, written, qi, class_column)
-            suppressed = verify.suppression(engine, report, written, qi, class_column, k, before=before,
-                                            out_attrs=out_attrs, source=None if in_place else source,
-                                            decided_cells=int(result.suppressed_cells))
+            with _counted(engine, written, class_column, "_out") as counted_out:
+                out_attrs = attr_class_counts(engine, counted_out, qi, cls)
+                suppressed = verify.suppression(engine, report, counted_out, qi, class_column, k, before=before,
+                                                out_attrs=out_attrs, source=None if in_place else source,
+                                                decided_cells=int(result.suppressed_cells),
+                                                changed=[*drop, *pseudonymize])
+            verify.identifiers(engine, report, written, source=None if in_place else source, drop=drop,
+                               pseudonymize=pseudonymize)
         if not report.ok:
             raise VerificationError(report.checks)
+        identifiers.warn(engine, report, written, [*qi, *pseudonymize], say)
     say(f"verify: k-anonymous, rows and classes kept, only NULLs added ({report.seconds['verify']:.2f} s)")
     _set_suppressed(report, suppressed)
+    report.suppressed_by_column = {name: int(out_attrs.null_counts[j].sum() - before.attrs.null_counts[j].sum())
+                                   for j, name in enumerate(qi)}
     report.kl_divergence = kl_divergence(before.attrs.counts, aligned_counts(before.attrs, out_attrs),
                                          before.classes.counts, alpha)
     return report
+
+
+@contextmanager
+def _counted(engine: Engine, table: Table, class_column: str | None, suffix: str = "") -> Iterator[Table]:
+    """The table the statistics read: itself, or without a class a temporary view adding the one label."""
+    if class_column is not None:
+        yield table
+        return
+    if ONE_CLASS in table.column_names:
+        raise AnonsqlError(f"table {table} has a column named {ONE_CLASS}: give --class")
+    d = engine.dialect  # the session's temporary schema: DuckDB's temp catalog, PostgreSQL's pg_temp alias
+    view = sql.TableName(f"anonsql_kanon_one_class{suffix}", "temp" if d == "duckdb" else "pg_temp")
+    engine.execute(*sql.render("kanon/drop_view", d, view=view.expr))
+    engine.execute(*sql.render("kanon/one_class_view", d, view=view.expr, src=table.expr, cls=sql.ident(ONE_CLASS),
+                               one=sql.fragment("kanon/one_class")))
+    try:
+        yield Table(str(view.schema), view.name, (*table.columns, Column(ONE_CLASS, "VARCHAR")))
+    finally:
+        engine.execute(*sql.render("kanon/drop_view", d, view=view.expr))
+
+
+def _changes_table(engine: Engine, changes: str | None, source: Table, target: sql.TableName
+                   ) -> sql.TableName | None:
+    """Where --changes goes: a new table, neither the source nor the output."""
+    if not changes:
+        return None
+    ref = sql.TableName.parse(changes)
+    if (ref.schema, ref.name) in {(source.schema, source.name), (target.schema, target.name)} \
+            or find_table(engine, ref) is not None:
+        raise AnonsqlError(f"--changes table {ref} already exists or is the source or output; name a new table")
+    return ref
+
+
+def _write_changes(engine: Engine, table: sql.TableName, frame: pd.DataFrame) -> None:
+    """The private changes relation (sql/kanon/create_changes.sql), in the run's transaction."""
+    d = engine.dialect
+    engine.execute(*sql.render("kanon/create_changes", d, changes=table.expr))
+    if len(frame):
+        engine.insert_rows(table.expr.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame.columns), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:
@@ -140,7 +249,8 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
          sql.readable("common/row_count", dialect, tbl=out)),
     ]
     if not report.in_place:
-        others = sql.columns([c for c in source.column_names if c not in report.qi])
+        changed = {*report.qi, *report.dropped, *report.pseudonymized}
+        others = sql.columns([c for c in source.column_names if c not in changed])
         checks += [(f"non-QI columns unchanged: must return 0 ({label})",
                     sql.readable("common/rows_not_in", dialect, a=a, b=b, col=others))
                    for label, a, b in (("source rows missing from the output", source.expr, out),

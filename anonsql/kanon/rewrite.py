@@ -34,7 +34,9 @@ class SuppressionPlan:
     keys: np.ndarray  # (G,) group keys (sql/common/group_key.sql) of the groups that change
     values: list[list[Any]]  # (G, M+1) their original QI values y and class c, None for ⊥
     suppress: np.ndarray  # (G, M) bool
+    rows: np.ndarray  # (G,) N(y, c): the rows of each group
     copy: bool = True
+    one_class: bool = False  # no --class: class_column names the constant label of sql/kanon/one_class.sql
 
     @property
     def flags(self) -> list[str]:
@@ -49,10 +51,21 @@ class SuppressionPlan:
             names.append(flag)
         return names
 
+    def _class(self, table: str | None = None) -> exp.Expr:
+        """The class of a row: its column, or the one constant label of a run without --class."""
+        return sql.fragment("kanon/one_class") if self.one_class else sql.column(self.class_column, table)
+
     def _bindings(self) -> dict[str, Any]:
         return dict(out=self.out, decisions=sql.TableName(DECISIONS_TABLE).expr, qi=sql.columns(self.qi),
                     flag=[sql.ident(f) for f in self.flags],
-                    row_key=sql.group_key(sql.columns([*self.qi, self.class_column], table="t")))
+                    row_key=sql.group_key([*sql.columns(self.qi, table="t"), self._class("t")]))
+
+    def changes(self) -> pd.DataFrame:
+        """The private changes relation (--changes): group key, blanked column, original value, rows."""
+        return pd.DataFrame([[key, name, None if value is None else str(value), int(n)]
+                             for key, vals, row, n in zip(self.keys.tolist(), self.values, self.suppress, self.rows)
+                             for name, value, blank in zip(self.qi, vals, row) if blank],
+                            columns=["group_key", "column_name", "original_value", "row_count"])
 
     def execute(self, engine: Engine) -> None:
         """Run the plan on `engine` (the caller holds the transaction)."""
@@ -71,9 +84,10 @@ class SuppressionPlan:
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
-               replace: bool = False) -> str:
+               replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:
         """The same run as a reviewable script for `dialect`, ending with the verification queries;
-        `replace` first drops the existing output table (--replace)."""
+        `replace` first drops the existing output table (--replace), `extra` (comment, statement)
+        steps run after the UPDATE (--drop, --pseudonymize)."""
         binds = self._bindings()
         decisions = binds["decisions"]
         script = Script(dialect, title, list(warnings))
@@ -85,7 +99,8 @@ class SuppressionPlan:
                         sql.readable("common/copy_table", dialect, out=self.out, src=self.source))
         script.step("the decisions relation (sql/kanon/readable_decisions.sql)",
                     sql.readable("kanon/readable_decisions", dialect, decisions=decisions, qi=binds["qi"],
-                                 cls=sql.column(self.class_column), src=self.source,
+                                 cls=exp.alias_(self._class(), sql.ident(self.class_column)) if self.one_class
+                                 else sql.column(self.class_column), src=self.source,
                                  flag=[exp.alias_(exp.false(), f) for f in binds["flag"]]))
         script.rows(f"the decisions: {len(self.values):,} groups (y, c) change their pattern", decisions,
                     [*self.qi, self.class_column, *self.flags],
@@ -95,17 +110,19 @@ class SuppressionPlan:
                         sql.columns([*self.qi, self.class_column], table="d"))))
         script.step("drop the decisions (sql/common/drop_temp_table.sql)",
                     sql.readable("common/drop_temp_table", dialect, tbl=decisions))
+        for comment, statement in extra:
+            script.step(comment, statement)
         for comment, query in checks:
             script.check(comment, query)
         return script.text()
 
 
 def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
-                     final_codes: np.ndarray, *, copy: bool) -> SuppressionPlan:
+                     final_codes: np.ndarray, *, copy: bool, one_class: bool = False) -> SuppressionPlan:
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
     suppress = (final_codes < 0) & (groups.codes >= 0)
     changed = np.flatnonzero(suppress.any(axis=1))
     values = [[sql.plain(groups.values[j][code]) if code >= 0 else None for j, code in enumerate(groups.codes[g])]
               + [sql.plain(groups.class_values[groups.classes[g]])] for g in changed]
     return SuppressionPlan(source, out, list(groups.qi), class_column, groups.keys[changed], values,
-                           suppress[changed], copy)
+                           suppress[changed], groups.counts[changed], copy, one_class)

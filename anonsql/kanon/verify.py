@@ -22,9 +22,12 @@ from ..verify import k_anonymity
 from .stats import Statistics
 
 
-def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], class_column: str, k: int, *,
-                before: Statistics, out_attrs: AttrClassCounts, source: Table | None, decided_cells: int) -> int:
-    """Record every check on `report`; returns the newly NULL cells Σ_j,c N_out(⊥_j, c) - N_src(⊥_j, c)."""
+def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], class_column: str | None, k: int, *,
+                before: Statistics, out_attrs: AttrClassCounts, source: Table | None, decided_cells: int,
+                changed: Sequence[str] = ()) -> int:
+    """Record every check on `report`; returns the newly NULL cells Σ_j,c N_out(⊥_j, c) - N_src(⊥_j, c).
+    Without a class column (C = 1) the class counts are the row count, checked already; the
+    `changed` columns (dropped, pseudonymized) are left out of the comparison with the source."""
     kanon = k_anonymity(engine, out, qi, k, show=0)
     report.check("k-anonymity", kanon.ok, "common/violations_summary",
                  "" if kanon.ok else f"{kanon.violating_groups} groups, {kanon.violating_rows} rows below k = {k}")
@@ -34,9 +37,10 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
     report.check("same rows", rows == source_rows, "common/row_count",
                  "" if rows == source_rows else f"{source_rows} -> {rows}")
 
-    classes = class_counts(engine, out, class_column)
-    same = _counts(classes.values, classes.counts) == _counts(before.classes.values, before.classes.counts)
-    report.check("same class counts", same, "common/class_counts", "" if same else "N(c) changed")
+    if class_column is not None:
+        classes = class_counts(engine, out, class_column)
+        same = _counts(classes.values, classes.counts) == _counts(before.classes.values, before.classes.counts)
+        report.check("same class counts", same, "common/class_counts", "" if same else "N(c) changed")
 
     gained = []
     suppressed = 0
@@ -53,7 +57,7 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
                  "" if suppressed == decided_cells else f"SQL counts {suppressed}, the algorithm {decided_cells}")
 
     if source is not None:
-        others = sql.columns([c for c in source.column_names if c not in qi])
+        others = sql.columns([c for c in source.column_names if c not in {*qi, *changed}])
         differ = 0
         for a, b in ((source, out), (out, source)):
             text, params = sql.render("common/rows_not_in", engine.dialect, a=a.expr, b=b.expr, col=others)
@@ -61,6 +65,24 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
         report.check("non-QI columns unchanged", differ == 0, "common/rows_not_in",
                      "" if differ == 0 else f"{differ} rows differ outside the quasi-identifiers")
     return suppressed
+
+
+def identifiers(engine: Engine, report: Report, out: Table, *, source: Table | None, drop: Sequence[str],
+                pseudonymize: Sequence[str]) -> None:
+    """--drop: the columns are gone from the output; --pseudonymize with a copy: no value of the
+    source's column is left in the output's (sql/common/values_shared.sql)."""
+    if drop:
+        left = [c for c in drop if c in out.column_names]
+        report.check("dropped columns gone", not left, "common/table_columns",
+                     "" if not left else "still there: " + ", ".join(left))
+    if pseudonymize and source is not None:
+        kept = 0
+        for name in pseudonymize:
+            text, params = sql.render("common/values_shared", engine.dialect, a=source.expr, b=out.expr,
+                                      col=sql.column(name))
+            kept += int(engine.fetch_all(text, params)[0][0])
+        report.check("no original value left in the pseudonymized columns", kept == 0, "common/values_shared",
+                     "" if kept == 0 else f"{kept} original values left")
 
 
 def _counts(values: np.ndarray, counts: np.ndarray) -> dict[object, int]:

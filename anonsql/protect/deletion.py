@@ -66,8 +66,9 @@ class Microdata:
     target column is predicted from; `k` bounds the next best guess to the top k (Def. 3.1),
     None (the default, the thesis's Section 3.4) draws among every admissible value.
 
-    Naive Bayes reads count tables built on first use and updated by `hide` / `revert` one
-    cell at a time: change X through them (or call `recount` after changing it directly)."""
+    Naive Bayes reads count tables, ID3 distinct tuples, both built on first use and updated by
+    `hide` / `revert` one cell at a time: change X through them (or `set`; or call `recount`
+    after changing it directly)."""
 
     X: np.ndarray
     domains: list[int]
@@ -83,10 +84,12 @@ class Microdata:
     def recount(self) -> None:
         """Forget the count tables (after X was changed other than by hide / revert)."""
         self._counts.clear()
+        self._tuples.clear()
 
     def set(self, row: int, col: int, code: int) -> None:
         """X[row, col] = code, the count tables that read the column updated."""
-        touched = [c for c in self._counts.values() if col in c.reads]
+        touched: list[Counts | id3.Tuples] = [c for c in self._counts.values() if col in c.reads]
+        touched += [t for t in self._tuples.values() if t is not None and col in t.reads]
         if touched:
             before = self.X[row].tolist()
             for c in touched:
@@ -107,8 +110,20 @@ class Microdata:
     def nb_predicts(self, cell: Cell) -> bool:
         return is_predicted(self.scores(cell), cell.value)
 
+    def tuples(self, target: int) -> id3.Tuples | None:
+        """ID3's distinct tuples of `target` (built once, then kept up to date; None when the
+        domains are too large to pack a tuple into one key)."""
+        if target not in self._tuples:
+            cols = [target, *self.attrs[target]]
+            self._tuples[target] = (id3.Tuples(self.X, target, self.attrs[target], self.domains)
+                                    if id3.Tuples.packable([self.domains[c] for c in cols]) else None)
+        return self._tuples[target]
+
     def tree(self, cell: Cell) -> id3.Node:
-        return id3.train(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains)
+        tuples = self.tuples(cell.target)
+        if tuples is None:
+            return id3.train(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains)
+        return tuples.tree(self.X[cell.row].tolist())
 
     def id3_predicts(self, cell: Cell) -> bool:
         return self.tree(cell).predict(self.X[cell.row]) == cell.value
@@ -135,6 +150,7 @@ class Microdata:
     def __post_init__(self) -> None:
         self._old: dict[tuple[int, int], int] = {}
         self._counts: dict[int, Counts] = {}
+        self._tuples: dict[int, id3.Tuples | None] = {}
 
 
 def scores_and_guess(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:

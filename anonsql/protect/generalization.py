@@ -11,8 +11,9 @@ no level is left, DECP-G, DROPP-G and HID3-G delete the tuple and INCP-G runs DE
 (Figures 4.4-4.7). e-DECP-G and e-DROPP-G (Figures 4.9-4.10) take groups of cells and hand
 the cells they leave predicted to the driver's re-check (`protect.suppress_cells_g`).
 
-Probabilities are recomputed exactly after every change (the pseudocode's running product
-of Theorem 4.1's ratio gives the same numbers, Table 4.3); the ratio still picks the maximum
+Probabilities are exact after every change (the pseudocode's running product of Theorem 4.1's
+ratio gives the same numbers, Table 4.3), from count tables over taxonomy nodes kept up to date
+one changed cell at a time (`GCounts`), not recounted; the ratio still picks the maximum
 impact attribute (Def. 4.4).
 """
 
@@ -29,8 +30,36 @@ from . import id3
 from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Microdata, Outcome
 from .enhanced import still_above
 from .naive_bayes import NU
-from .partial_counts import estimate
+from .partial_counts import estimate, estimate_one
 from .taxonomy import Taxonomy
+
+
+class GCounts:
+    """Def. 4.1's statistics of one target over the whole microdata, by taxonomy node and kept
+    up to date one changed cell at a time: classes[g] (rows whose target is node g) and
+    pairs[a][g, x] (rows whose target is node g holding node x in predictor a, ν left out)."""
+
+    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+        self.target, self.attrs = target, list(attrs)
+        labels = X[:, target]
+        known = labels != NU
+        self.classes = np.bincount(labels[known], minlength=domains[target]).astype(np.int64)
+        self.pairs: dict[int, np.ndarray] = {}
+        for a in self.attrs:
+            both = known & (X[:, a] != NU)
+            joint = np.bincount(labels[both] * domains[a] + X[both, a], minlength=domains[target] * domains[a])
+            self.pairs[a] = joint.reshape(domains[target], domains[a]).astype(np.int64)
+        self.reads = {target, *self.attrs}
+
+    def account(self, row: np.ndarray, sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) one row's contributions."""
+        g = int(row[self.target])
+        if g == NU:
+            return
+        self.classes[g] += sign
+        for a in self.attrs:
+            if row[a] != NU:
+                self.pairs[a][g, int(row[a])] += sign
 
 
 @dataclass
@@ -45,6 +74,7 @@ class GeneralizedMicrodata(Microdata):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._stack: dict[tuple[int, int], list[int]] = {}
+        self._g: dict[int, GCounts] = {}
         self.coins: dict[tuple[int, int], bool] = {}
 
     def tax(self, col: int) -> Taxonomy:
@@ -58,10 +88,19 @@ class GeneralizedMicrodata(Microdata):
         """The most levels any of `cols` can be generalized (0 when none has a taxonomy)."""
         return max((t.height for t in (self.taxonomies[a] for a in cols) if t is not None), default=0)
 
+    def set(self, row: int, col: int, code: int) -> None:
+        """X[row, col] = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
+        touched = [c for c in self._g.values() if col in c.reads]
+        for c in touched:
+            c.account(self.X[row], -1)
+        super().set(row, col, code)
+        for c in touched:
+            c.account(self.X[row], 1)
+
     def put(self, row: int, col: int, code: int, changes: list[tuple[int, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
         self._stack.setdefault((row, col), []).append(int(self.X[row, col]))
-        self.X[row, col] = code
+        self.set(row, col, code)
         changes.append((row, col))
 
     def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
@@ -71,36 +110,46 @@ class GeneralizedMicrodata(Microdata):
     def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
         """Undo changes[start:] newest first (a cell changed twice gets each old value back)."""
         for row, col in reversed(changes[start:]):
-            self.X[row, col] = self._stack[(row, col)].pop()
+            self.set(row, col, self._stack[(row, col)].pop())
         del changes[start:]
+
+    def g_counts(self, target: int) -> GCounts:
+        """Def. 4.1's count tables of `target` (built once, then kept up to date by `set`)."""
+        if target not in self._g:
+            self._g[target] = GCounts(self.X, target, self.attrs[target], self.domains)
+        return self._g[target]
 
     def g_scores(self, cell: Cell) -> dict[int, Fraction]:
         """p(v|d_i) up to 1/p(d_i) for every v in V_candidate (Def. 4.1): the class counts and
         each predictor's counts within a class are partial-count estimates (Section 4.1.1);
         a predictor's counts come from the rows whose class is exactly v (Table 4.6). Empty when
         the cell is ν (its tuple deleted)."""
-        X, i, t = self.X, cell.row, cell.target
+        i, t = cell.row, cell.target
         tax = self.tax(t)
-        g = int(X[i, t])
+        g = int(self.X[i, t])
         if g == NU:  # the tuple was deleted: nothing is left to predict
             return {}
-        train = np.isin(X[:, t], tax.subtree(g))
-        train[i] = False
-        n = int(train.sum())
-        classes = estimate(tax, np.bincount(X[train, t], minlength=len(tax)), root=g)
+        c = self.g_counts(t)
+        under = tax.subtree(g)
+        observed = np.zeros(len(tax), dtype=np.int64)
+        observed[under] = c.classes[under]
+        observed[g] -= 1  # D - d_i: the tuple's own target is g
+        n = int(observed.sum())
+        row = self.X[i]
         scores = {}
         for v in tax.leaves_under(g):
-            total = classes[v]
+            total = estimate_one(tax, observed, v, root=g)
             s = total / n if n else Fraction(0)
-            rows_v = train & (X[:, t] == v)
             for a in self.attrs[t]:
-                x = int(X[i, a])
+                x = int(row[a])
                 if x == NU or not s:
                     continue
-                col = X[rows_v, a]
-                col = col[col != NU]
+                col = c.pairs[a][v]
+                if v == g:  # a leaf target: d_i's own value leaves the counts
+                    col = col.copy()
+                    col[x] -= 1
                 ta = self.taxonomies[a]
-                hits = int((col == x).sum()) if ta is None else estimate(ta, np.bincount(col, minlength=len(ta)))[x]
+                hits = int(col[x]) if ta is None else estimate_one(ta, col, x)
                 s = s * hits / total if total else Fraction(0)
             scores[v] = s
         return scores
@@ -217,7 +266,7 @@ def _levels(p: GeneralizedMicrodata, cell: Cell, chance: Chance, attempt, expose
     if p.X[cell.row, cell.target] == NU:  # deleted with its tuple for another cell
         return Outcome(DELETED)
     for lam_t in range(1, tax.depth(cell.value) + 1):
-        p.X[cell.row, cell.target] = tax.generalize(cell.value, lam_t)
+        p.set(cell.row, cell.target, tax.generalize(cell.value, lam_t))
         scores = p.g_scores(cell) if exposed is None else None
         if scores is None:
             hit, n = exposed(), len(tax.leaves_under(tax.generalize(cell.value, lam_t)))
@@ -231,7 +280,7 @@ def _levels(p: GeneralizedMicrodata, cell: Cell, chance: Chance, attempt, expose
                 return out
         else:
             return Outcome(NOT_NEEDED if lam_t == 1 else SUPPRESSED)
-    p.X[cell.row, cell.target] = tax.generalize(cell.value, 1)
+    p.set(cell.row, cell.target, tax.generalize(cell.value, 1))
     return None
 
 
@@ -367,7 +416,11 @@ def train_g(p: GeneralizedMicrodata, cell: Cell) -> id3.Node:
     """ς_id3 of HID3-G: trained on D - d_i restricted to the rows whose class is in
     V_candidate, the leaves under the cell's generalized value."""
     tax = p.tax(cell.target)
-    rows = np.isin(p.X[:, cell.target], tax.leaves_under(int(p.X[cell.row, cell.target])))
+    leaves = tax.leaves_under(int(p.X[cell.row, cell.target]))
+    tuples = p.tuples(cell.target)
+    if tuples is not None:
+        return tuples.tree(p.X[cell.row].tolist(), leaves)
+    rows = np.isin(p.X[:, cell.target], leaves)
     rows[cell.row] = False
     return id3.build(p.X, np.flatnonzero(rows), cell.target, list(p.attrs[cell.target]), p.domains)
 
@@ -478,7 +531,7 @@ def _group_levels(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance
     for lam_t in range(1, height + 1):
         for n in live:
             c = cells[n]
-            p.X[c.row, c.target] = p.tax(c.target).generalize(c.value, lam_t)
+            p.set(c.row, c.target, p.tax(c.target).generalize(c.value, lam_t))
         group = [cells[n] for n in live]
         outs, pending = _pending_g(p, group, chance)
         if lam_t > 1:  # a cell first missed at a higher level was still suppressed

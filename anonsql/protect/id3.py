@@ -8,7 +8,8 @@ is scaled by the known fraction (C4.5's rule). Splitting stops when no attribute
 positive gain. Majority ties go to the lowest class code.
 
 The tree learns from the distinct (target, attributes) tuples of the training rows weighted
-by their counts, and grows lazily: a node chooses its split (all attribute gains from one
+by their counts (`Tuples` keeps them up to date as cells change), and grows lazily: a node
+chooses its split (all attribute gains from one
 bincount) only when a walk asks for its children, so HID3 builds the confidential tuple's
 path and the subtrees it inspects, not the whole tree.
 """
@@ -175,6 +176,71 @@ def distinct(sub: np.ndarray, domains: Sequence[int]) -> tuple[np.ndarray, np.nd
         return sub[first], counts
     uniq_rows, counts = np.unique(sub, axis=0, return_counts=True)
     return uniq_rows, counts
+
+
+class Tuples:
+    """The distinct (target, attributes) tuples of the whole microdata and their counts, kept up
+    to date one changed row at a time (`account`), so that a tree for any cell is grown from
+    the distinct tuples (memory and work follow them, not the rows). Tuples are addressed by
+    one packed int64 key (`packable` says whether the domains allow it)."""
+
+    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+        self.cols = [target, *attrs]
+        self.reads = set(self.cols)
+        self.attrs, self.domains, self.n_classes = list(attrs), list(domains), domains[target]
+        self._radix_list = [int(domains[c]) + 1 for c in self.cols]
+        self._radix = np.array(self._radix_list, dtype=np.int64)
+        codes, w = distinct(X[:, self.cols], [domains[c] for c in self.cols])
+        self.size = len(codes)
+        self.codes = np.zeros((max(2 * self.size, 16), len(self.cols)), dtype=np.int64)
+        self.codes[:self.size] = codes
+        self.w = np.zeros(len(self.codes), dtype=np.int64)
+        self.w[:self.size] = w
+        self._at = {int(k): i for i, k in enumerate(self._key(codes).tolist())}
+
+    @staticmethod
+    def packable(domains: Sequence[int]) -> bool:
+        return float(np.prod(np.array([int(d) + 1 for d in domains], dtype=np.float64))) < 2.0 ** 62
+
+    def _key(self, codes: np.ndarray) -> np.ndarray:
+        key = np.zeros(len(codes), dtype=np.int64)
+        for j, r in enumerate(self._radix.tolist()):
+            key = key * r + (codes[:, j] + 1)
+        return key
+
+    def _index(self, row: Sequence[int]) -> int:
+        """The slot of `row`'s tuple (a new, empty one when never seen)."""
+        values = [int(row[c]) for c in self.cols]
+        key = 0
+        for v, r in zip(values, self._radix_list):
+            key = key * r + v + 1
+        i = self._at.get(key)
+        if i is None:
+            if self.size == len(self.codes):
+                self.codes = np.concatenate([self.codes, np.zeros_like(self.codes)])
+                self.w = np.concatenate([self.w, np.zeros_like(self.w)])
+            i = self._at[key] = self.size
+            self.codes[i] = values
+            self.size += 1
+        return i
+
+    def account(self, row: Sequence[int], sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) one row."""
+        i = self._index(row)  # may grow the arrays: index after
+        self.w[i] += sign
+
+    def tree(self, own: Sequence[int], classes: Sequence[int] | None = None) -> Node:
+        """The lazy tree trained on every row but `own` (D - d_i) whose target is known (or, given
+        `classes`, one of those)."""
+        i = self._index(own)
+        w = self.w[:self.size].copy()
+        w[i] -= 1
+        codes = self.codes[:self.size]
+        keep = (w > 0) & (codes[:, 0] != NU)
+        if classes is not None:
+            keep &= np.isin(codes[:, 0], np.asarray(classes, dtype=np.int64))
+        data = _Data(codes[keep], w[keep].astype(np.float64), self.attrs, self.domains, self.n_classes)
+        return Node.grown(data, np.arange(len(data.codes)), list(range(len(self.attrs))), 0)
 
 
 def train(X: np.ndarray, row: int, target: int, attrs: Sequence[int], domains: Sequence[int]) -> Node:

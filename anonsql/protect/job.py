@@ -165,13 +165,13 @@ def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int | No
             if inp.taxonomies else Microdata(X, domains, preds, k=top_k))
     cells = [Cell(i, col[c], int(X[i, col[c]])) for i, c in inp.cells]
     results = protect_cells(data, cells, method, SeededChance(seed), max_runs=MAX_RUNS, progress=say)
-    keys = inp.keys
+    keys = inp.key_of
     deleted = sorted({r.cell.row for r in results if r.status == DELETED})
-    changed = [(keys[i], inp.columns[j], None if X[i, j] == NU else str(values[j][X[i, j]]))
+    changed = [(keys(i), inp.columns[j], None if X[i, j] == NU else str(values[j][X[i, j]]))
                for i, j in np.argwhere((original != NU) & (X != original)).tolist()]
-    changed += [(keys[i], c, None) for i in deleted for c in extra]
+    changed += [(keys(i), c, None) for i in deleted for c in extra]
     return results, values, rewrite.Decisions(
-        changed, [(keys[i], c) for i, c in inp.cells], [keys[i] for i in deleted] if delete_rows else [])
+        changed, [(keys(i), c) for i, c in inp.cells], [keys(i) for i in deleted] if delete_rows else [])
 
 
 def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndarray]) -> list[ProtectedCell]:
@@ -180,7 +180,7 @@ def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndar
         return None if code == NU else stats.plain(values[j][code])
 
     return [ProtectedCell(
-        key=inp.keys[r.cell.row], column=inp.columns[r.cell.target], status=r.status,
+        key=inp.key_of(r.cell.row), column=inp.columns[r.cell.target], status=r.status,
         suppressed=r.status not in (COIN_KEPT, DELETED), deleted=r.status == DELETED,
         prediction_before={c: [value(r.cell.target, x) for x in v] for c, v in r.before.items()},
         prediction_after={c: [value(r.cell.target, x) for x in v] for c, v in r.after.items()},

@@ -38,3 +38,37 @@ def estimate(tax: Taxonomy, observed: Sequence[int | Fraction] | np.ndarray, roo
         for c in kids:
             est[c] = est[n] * agg[c] / total if total else est[n] / len(kids)
     return est
+
+
+def estimate_one(tax: Taxonomy, observed: np.ndarray, node: int, root: int = 0) -> Fraction:
+    """`estimate(tax, observed, root)[node]` for integer counts, computed along the one path from
+    `root` down to `node` with integer products (the same rational, without a Fraction per node)."""
+    agg = _members(tax) @ np.asarray(observed, dtype=np.int64)
+    path = [node]
+    while path[-1] != root:
+        path.append(tax.parents[path[-1]])
+        if path[-1] < 0:
+            return Fraction(0)  # `node` lies outside the subtree of `root`
+    num, den = int(agg[root]), 1
+    for parent, child in zip(path[:0:-1], path[-2::-1]):
+        kids = tax.children[parent]
+        total = int(sum(agg[k] for k in kids))
+        if total:
+            num, den = num * int(agg[child]), den * total
+        else:
+            den *= len(kids)
+    return Fraction(num, den)
+
+
+_MEMBERS: dict[int, tuple[Taxonomy, np.ndarray]] = {}
+
+
+def _members(tax: Taxonomy) -> np.ndarray:
+    """M[n, m] = 1 when m lies in the subtree of n (so M @ counts gives every aggregate)."""
+    hit = _MEMBERS.get(id(tax))
+    if hit is None or hit[0] is not tax:
+        m = np.zeros((len(tax), len(tax)), dtype=np.int64)
+        for n in range(len(tax)):
+            m[n, tax.subtree(n)] = 1
+        hit = _MEMBERS[id(tax)] = (tax, m)
+    return hit[1]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,6 @@ from ..engine import Engine
 from ..errors import AnonsqlError
 from ..stats import encode
 from . import stats
-from .naive_bayes import NU
 from .suppress import GENERALIZING
 from .taxonomy import Taxonomy
 
@@ -28,34 +28,44 @@ class ProtectionInput:
     key: str
     columns: list[str]  # the columns the run reads (targets and attributes), table order
     attrs: dict[str, list[str]]  # target -> the attributes its classifiers read
-    cells: list[tuple[int, str]]  # confidential cells: (row index in `rows`, column)
-    rows: pd.DataFrame  # the key, then `columns`, sorted by key
+    cells: list[tuple[int, str]]  # confidential cells: (row index in key order, column)
+    rows: stats.Coded  # the key and `columns` of every row, as codes, sorted by key
     taxonomies: dict[str, Taxonomy] = field(default_factory=dict)  # column -> its taxonomy (-g methods)
 
     @property
     def targets(self) -> list[str]:
         return list(self.attrs)
 
-    @property
-    def keys(self) -> list:
-        return [stats.plain(k) for k in self.rows.iloc[:, 0]]
+    def key_of(self, row: int) -> object:
+        """The key of row `row` as a plain Python value."""
+        return stats.plain(self.rows.keys[row])
 
     def value(self, row: int, column: str) -> object:
-        return self.rows.iloc[row, 1 + self.columns.index(column)]
+        return self.rows.value(row, self.columns.index(column))
 
     def code(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """The microdata X (rows x columns, ν = -1) and each column's value dictionary: a column
         with a taxonomy is coded by taxonomy node (its labels are the dictionary), the others by
-        their sorted distinct values."""
-        coded = []
+        their sorted distinct values (as `anonsql.stats.encode` sorts them)."""
+        coded, values = [], []
         for j, c in enumerate(self.columns):
-            series, tax = self.rows.iloc[:, 1 + j], self.taxonomies.get(c)
+            tax = self.taxonomies.get(c)
             if tax is None:
-                coded.append(encode(series))
+                _, uniques = encode(pd.Series(self.rows.dictionaries[j], dtype=object))
+                at = {v: n for n, v in enumerate(uniques.tolist())}
+                coded.append(self.rows.recode(j, at.__getitem__))
+                values.append(uniques)
             else:
-                coded.append((np.array([NU if pd.isna(v) else tax.index(stats.text(v)) for v in series]),
-                              np.array(tax.labels, dtype=object)))
-        return np.column_stack([c for c, _ in coded]).astype(np.int64), [v for _, v in coded]
+                coded.append(self.rows.recode(j, partial(_node, tax)))
+                values.append(np.array(tax.labels, dtype=object))
+        n = len(self.rows.keys)
+        X = np.column_stack(coded).astype(np.int64) if coded else np.zeros((n, 0), dtype=np.int64)
+        return X, values
+
+
+def _node(tax: Taxonomy, value: object) -> int:
+    """A data value's taxonomy node."""
+    return tax.index(str(stats.text(value)))
 
 
 def read_cells_csv(path: str) -> list[tuple[str, str]]:
@@ -114,8 +124,8 @@ def resolve(engine: Engine, source: Table, key: str, method: str, *, target: str
         raise AnonsqlError(f"the key column '{key}' cannot be a confidential target")
     chosen = _attrs(source, key, targets, attrs)
     columns = [c for c in source.column_names if c != key and (c in chosen or any(c in a for a in chosen.values()))]
-    frame = stats.rows(engine, source.expr, key, columns)
-    inp = ProtectionInput(key, columns, chosen, _locate(source, key, columns, frame, pairs), frame)
+    coded = stats.coded(engine, source.expr, key, columns)
+    inp = ProtectionInput(key, columns, chosen, _locate(source, key, columns, coded, pairs), coded)
     assignment = parse_assignment(taxonomies)
     if method in GENERALIZING:
         inp.taxonomies = _taxonomies(engine, source, inp, assignment)
@@ -161,17 +171,18 @@ def _attrs(source: Table, key: str, targets: list[str], attrs: Sequence[str] | N
     return out
 
 
-def _locate(source: Table, key: str, columns: list[str], frame: pd.DataFrame,
+def _locate(source: Table, key: str, columns: list[str], coded: stats.Coded,
             pairs: list[tuple[str, str]]) -> list[tuple[int, str]]:
     """Each (key text, column) pair as (row index, column): the row exists, the cell holds a
     value, no cell is listed twice."""
-    index = {str(v): i for i, v in enumerate(frame.iloc[:, 0].tolist())}
+    wanted = {k for k, _ in pairs}
+    index = {t: i for i, v in enumerate(coded.keys.tolist()) if (t := str(v)) in wanted}
     found: list[tuple[int, str]] = []
     for k, c in pairs:
         if k not in index:
             raise AnonsqlError(f"no row with {key} = {k} in table {source}")
         i = index[k]
-        if pd.isna(frame.iloc[i, 1 + columns.index(c)]):
+        if coded.codes[i, columns.index(c)] < 0:
             raise AnonsqlError(f"cell ({key} = {k}, {c}) is already NULL: there is no value to protect")
         if (i, c) in found:
             raise AnonsqlError(f"cell ({key} = {k}, {c}) listed twice")
@@ -195,12 +206,11 @@ def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,
         raise AnonsqlError(f"target column(s) {', '.join(missing)} need a taxonomy (--taxonomy {missing[0]}=name)")
     taxes = stats.read_taxonomies(engine, named)
     for c, tax in taxes.items():
-        col = inp.rows.iloc[:, 1 + inp.columns.index(c)]
-        tax.check_values(c, list(dict.fromkeys(stats.text(v) for v in col if not pd.isna(v))))
+        tax.check_values(c, list(dict.fromkeys(stats.text(v) for v in inp.rows.dictionaries[inp.columns.index(c)])))
     for i, c in inp.cells:
         node = taxes[c].index(stats.text(inp.value(i, c)))
         if taxes[c].children[node] or node == 0:
-            raise AnonsqlError(f"cell ({inp.key} = {inp.keys[i]}, {c}) holds {taxes[c].labels[node]!r}, not a "
+            raise AnonsqlError(f"cell ({inp.key} = {inp.key_of(i)}, {c}) holds {taxes[c].labels[node]!r}, not a "
                                f"leaf below the root of taxonomy {taxes[c].name!r}: there is no confidential "
                                "value to generalize")
     return taxes

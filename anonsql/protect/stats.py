@@ -1,9 +1,23 @@
-"""What a protect run reads by SQL: the key's soundness, the coded microdata, the counts of
-Section 2.4 (before and after), and the stored taxonomies."""
+"""What a protect run reads by SQL: the key's soundness, the microdata as integer codes (values
+once per distinct value), the counts of Section 2.4 (before and after), and the stored taxonomies.
+
+NOT YET (issue 16): the codes still come one row per table row (an int32 matrix, ~32 bytes a
+row for 8 columns), so memory follows rows, not distinct tuples. The algorithms themselves only
+need count tables: N(v), N(v, x_a) (protect/nb_counts without the D - d_i correction) and ID3's
+distinct (target, predictors) tuples with counts (GROUP BY), plus the confidential rows. The
+planned targeted-fetch form for the side effects of DECP / INCP / the -G methods: the rows
+they may change are exactly those of one class holding one value (DECP: target = conf AND
+α = d_i[α]; INCP: target = v AND no predictor equal to d_i's; DECP-G: α within one taxonomy
+node), fetched when needed as (key, codes) by one WHERE on the coded columns, sorted by key in
+Python (the thesis's "next tuple"), with the cells already changed in this run overlaid from
+the decisions; a changed row updates the count tables by one tuple out and one in, as
+`Microdata.set` does today. DROPP, HID3 and the -G ratios change d_i only.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,13 +58,46 @@ def key_counts(engine: Engine, table: exp.Table, key: str) -> tuple[int, int, in
     return int(n), int(known), int(distinct)
 
 
-def rows(engine: Engine, table: exp.Table, key: str, columns: Sequence[str]) -> pd.DataFrame:
-    """The key and `columns` of every row, sorted by key in Python (collations differ between
-    engines, and the thesis's "next tuple" must be the same on all of them)."""
-    text_, params = sql.render("protect/rows", engine.dialect, tbl=table, key=sql.column(key),
-                               col=sql.columns(list(columns)))
-    frame = engine.fetch_df(text_, params)
-    return frame.sort_values(frame.columns[0], kind="stable").reset_index(drop=True)
+@dataclass
+class Coded:
+    """A table's key and columns as integer codes read by SQL (protect/coded_column): rows sorted by
+    key in Python (collations differ between engines, and the thesis's "next tuple" must be the
+    same on all of them); codes[:, j] is the rank of the value in `dictionaries[j]` (the
+    column's distinct values, protect/dictionary), -1 for NULL. Values leave the database
+    once per distinct value, never per row."""
+
+    keys: np.ndarray
+    codes: np.ndarray  # (rows, columns) int32
+    dictionaries: list[list[Any]]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def value(self, row: int, j: int) -> Any:
+        """The value of column j in row `row` (None for NULL)."""
+        code = int(self.codes[row, j])
+        return None if code < 0 else self.dictionaries[j][code]
+
+    def recode(self, j: int, lookup: Callable[[Any], int]) -> np.ndarray:
+        """Column j re-coded by `lookup` (value -> code), applied once per distinct value; ν stays -1."""
+        table = np.array([lookup(v) for v in self.dictionaries[j]] + [-1], dtype=np.int64)
+        return table[self.codes[:, j]]  # -1 indexes the trailing ν
+
+
+def coded(engine: Engine, table: exp.Table, key: str, columns: Sequence[str]) -> Coded:
+    """The key and `columns` of every row as codes (one query per column, rows in the engine's
+    key order, then sorted by key in Python), with each column's dictionary."""
+    keys = engine.fetch_df(*sql.render("protect/keys", engine.dialect, tbl=table, key=sql.column(key))).iloc[:, 0]
+    order = np.argsort(keys.to_numpy(), kind="stable")
+    codes = np.zeros((len(keys), len(columns)), dtype=np.int32)
+    dictionaries = []
+    for j, c in enumerate(columns):
+        bound = dict(tbl=table, col=sql.column(c))
+        column = engine.fetch_df(*sql.render("protect/coded_column", engine.dialect, key=sql.column(key), **bound))
+        codes[:, j] = column.iloc[:, 0].to_numpy(dtype=np.int32)[order]
+        dictionaries.append([v for v, _ in engine.fetch_all(*sql.render("protect/dictionary", engine.dialect,
+                                                                        **bound))])
+    return Coded(keys.to_numpy()[order], codes, dictionaries)
 
 
 def distributions(engine: Engine, table: exp.Table, cols: list[str]) -> Distributions:

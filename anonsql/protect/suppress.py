@@ -206,7 +206,7 @@ def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str
     enhanced = ENHANCED_G.get(method)
     run, classifiers = METHODS_G[enhanced[1] if enhanced else method], CLASSIFIERS[method]
     for c in cells:
-        p.X[c.row, c.target] = p.tax(c.target).generalize(c.value, 1)
+        p.set(c.row, c.target, p.tax(c.target).generalize(c.value, 1))
     results = [CellResult(c) for c in cells]
     for r in results:
         r.before = predictions_g(p, r.cell, classifiers)

@@ -31,7 +31,7 @@ from .rewrite import CELLS
 from .suppress import CLASSIFIERS, CellResult
 from .taxonomy import Taxonomy
 
-Scorer = Callable[[pd.Series], dict[str, Fraction]]
+Scorer = Callable[[Mapping[str, Any]], dict[str, Fraction]]
 
 
 def run(engine: Engine, report: Report, inp: ProtectionInput, out: sql.TableName, changes: sql.TableName,
@@ -52,28 +52,31 @@ def run(engine: Engine, report: Report, inp: ProtectionInput, out: sql.TableName
         index=False) if not _generalizes(taxes.get(c), old, None if pd.isna(new) else new)]
     report.check("each new value generalizes its old one", not loose, "protect/changes_list",
                  _cells(key, loose, "is not a generalization of its value"))
-    published = stats.rows(engine, out.expr, key, inp.columns)
-    expected = {str(k) for k in inp.keys} - {str(k) for k in removed}
-    have = [str(k) for k in published.iloc[:, 0]]
-    report.check("every row kept (but the removed tuples)", set(have) == expected and len(have) == len(expected),
-                 "protect/rows", f"{len(have)} rows, {len(expected)} expected")
+    published = stats.coded(engine, out.expr, key, inp.columns)
+    gone = {str(k) for k in removed}
+    expected = inp.rows.keys[[str(k) not in gone for k in inp.rows.keys.tolist()]] if gone else inp.rows.keys
+    have = published.keys  # both sorted by key in Python
+    report.check("every row kept (but the removed tuples)", len(have) == len(expected)
+                 and bool(np.all(have.astype(str) == expected.astype(str))),
+                 "protect/keys", f"{len(have)} rows, {len(expected)} expected")
     checked = [r for r in results if r.status not in (COIN_KEPT, DELETED)]
-    at = {k: i for i, k in enumerate(have)}
-    truth = {(str(inp.keys[r.cell.row]), r.cell.target): stats.text(inp.value(r.cell.row, inp.columns[r.cell.target]))
+    truth = {(str(inp.key_of(r.cell.row)), r.cell.target): stats.text(inp.value(r.cell.row, inp.columns[r.cell.target]))
              for r in checked}
+    wanted = {k for k, _ in truth}
+    at = {s: i for i, k in enumerate(have.tolist()) if (s := str(k)) in wanted}
     if "nb" in CLASSIFIERS[method]:
         hits = []
         for t in dict.fromkeys(r.cell.target for r in checked):
             name = inp.columns[t]
             score = naive_bayes(engine, out, name, inp.attrs[name], taxes)
             hits += [(k, name) for (k, j), v in truth.items() if j == t and k in at
-                     and _predicted(score(published.iloc[at[k]]), v)]
+                     and _predicted(score(_tuple(published, inp.columns, at[k])), v)]
         report.check("naive Bayes misses every confidential cell", not hits, "protect/nb_counts",
                      _cells(key, hits, "still predicted"))
     if "id3" in CLASSIFIERS[method]:
         view = _coded(inp, published, taxes, values)
         hits = [(k, inp.columns[t]) for (k, t), v in truth.items() if k in at and _id3_predicts(view, at[k], t, v)]
-        report.check("ID3 misses every confidential cell", not hits, "protect/rows",
+        report.check("ID3 misses every confidential cell", not hits, "protect/coded_column",
                      _cells(key, hits, "still predicted"))
 
 
@@ -107,7 +110,7 @@ def naive_bayes(engine: Engine, tbl: sql.TableName, target: str, attrs: list[str
         if not pd.isna(row[m + j]):
             pair.setdefault((j, label), {})[str(stats.text(row[m + j]))] = n
 
-    def score(tuple_: pd.Series) -> dict[str, Fraction]:
+    def score(tuple_: Mapping[str, Any]) -> dict[str, Fraction]:
         own, at = list(totals), stats.text(tuple_[target])
         g = 0 if at is None else tax.index(at)
         if at is not None:
@@ -157,21 +160,31 @@ def _predicted(scores: dict[str, Fraction], truth: str | None) -> bool:
     return truth in scores and all(scores[truth] > s for v, s in scores.items() if v != truth)
 
 
-def _coded(inp: ProtectionInput, published: pd.DataFrame, taxes: Mapping[str, Taxonomy],
+def _tuple(published: stats.Coded, columns: Sequence[str], row: int) -> dict[str, Any]:
+    """One published row as column -> value (None for NULL)."""
+    return {c: published.value(row, j) for j, c in enumerate(columns)}
+
+
+def _coded(inp: ProtectionInput, published: stats.Coded, taxes: Mapping[str, Taxonomy],
            values: Sequence[np.ndarray]) -> GeneralizedMicrodata:
     """The published rows coded as the classifiers see them: by taxonomy node where a column has
-    one, else by the input's value dictionary; ν = -1."""
+    one, else by the input's value dictionary; ν = -1 (each distinct value looked up once)."""
     cols, codes = [], []
     for j, c in enumerate(inp.columns):
         tax = taxes.get(c)
         lookup: dict[Any, int] = ({lbl: n for n, lbl in enumerate(tax.labels)} if tax else
                   {stats.text(v): n for n, v in enumerate(values[j])})
-        cols.append([NU if stats.text(v) is None else lookup[stats.text(v)] for v in published[c]])
+        cols.append(published.recode(j, _by_text(lookup)))
         codes.append(len(tax) if tax else len(values[j]))
     order = {c: j for j, c in enumerate(inp.columns)}
-    return GeneralizedMicrodata(np.array(cols, dtype=np.int64).T.copy(), codes,
+    return GeneralizedMicrodata(np.column_stack(cols).astype(np.int64), codes,
                                 {order[t]: [order[a] for a in inp.attrs[t]] for t in inp.targets},
                                 taxonomies=[taxes.get(c) for c in inp.columns])
+
+
+def _by_text(lookup: Mapping[Any, int]) -> Callable[[Any], int]:
+    """value -> its code in `lookup`, matched by text."""
+    return lambda v: lookup[stats.text(v)]
 
 
 def _id3_predicts(view: GeneralizedMicrodata, row: int, target: int, truth: str | None) -> bool:
@@ -182,11 +195,11 @@ def _id3_predicts(view: GeneralizedMicrodata, row: int, target: int, truth: str 
         return False
     saved = int(view.X[row, target])
     if saved == NU:
-        view.X[row, target] = 0
+        view.set(row, target, 0)
     try:
         return id3_g_predicts(view, Cell(row, target, tax.index(truth)))
     finally:
-        view.X[row, target] = saved
+        view.set(row, target, saved)
 
 
 def _cells(key: str, cells: Sequence[tuple[Any, ...]], what: str) -> str:

@@ -1,0 +1,64 @@
+"""The `release` group: plan, run and verify a whole release declared in one TOML spec."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from .. import api
+from . import options
+from .app import Group
+
+_EPILOG = (
+    "\b\nexamples:\n"
+    "  anonsql release plan   examples/release/adult.toml --db demo.duckdb\n"
+    "  anonsql release run    examples/release/adult.toml --db demo.duckdb\n"
+    "  anonsql release verify examples/release/adult.toml --db demo.duckdb\n"
+    "The spec's keys are described in docs/release.md."
+)
+
+_spec = click.argument("spec", type=click.Path(dir_okay=False), metavar="SPEC.toml")
+_db = click.option("--db", metavar="DB", help=options.DB_HELP + " (default: the spec's [source] db)")
+
+
+def _common(f: Callable[..., Any]) -> Callable[..., Any]:
+    return _spec(_db(options.as_json(options.report(f))))
+
+
+@click.group(cls=Group, epilog=_EPILOG)
+def release() -> None:
+    """Declare a whole release in one TOML file (source, steps, gates), run it all or nothing,
+    and hand reviewers a manifest, one SQL script and an HTML report."""
+
+
+@release.command(epilog=_EPILOG)
+@_common
+def plan(spec: str, db: str | None, as_json: bool, report_file: str | None) -> int:
+    """Show what the release will run, on which tables, and its gates; changes nothing."""
+    return options.finish(api.release_plan(spec, db), as_json, report_file)
+
+
+@release.command(epilog=_EPILOG)
+@_common
+@click.option("--replace", is_flag=True, help="replace output tables that exist already")
+@options.quiet
+def run(spec: str, db: str | None, as_json: bool, report_file: str | None, replace: bool, quiet: bool) -> int:
+    """Run every step and prove every gate in one transaction: all or nothing. Writes the
+    manifest (JSON), the release as one SQL script and the HTML report (the spec's [outputs])."""
+    result = api.release_run(spec, db, replace=replace, progress=options.progress(quiet))
+    return options.finish(result, as_json, report_file)
+
+
+@release.command(epilog=_EPILOG)
+@_common
+@options.quiet
+def verify(spec: str, db: str | None, as_json: bool, report_file: str | None, quiet: bool) -> int:
+    """Re-prove every guarantee on the published tables and compare the input's and outputs'
+    fingerprints with the manifest (exit 1 when anything changed or fails)."""
+    result = api.release_verify(spec, db, progress=options.progress(quiet))
+    return options.finish(result, as_json, report_file, check=True)
+
+
+COMMANDS = [release]

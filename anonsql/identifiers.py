@@ -1,0 +1,152 @@
+"""Direct identifiers in a published table: the near-unique-column warning every writing job
+gives, and the two remedies, `--drop` and `--pseudonymize` (a keyed HMAC-SHA256 in SQL).
+
+The key of the pseudonyms comes from a file (`--key-file`) or the environment variable
+ANONSQL_PSEUDONYM_KEY; it is bound as a query parameter (as two padded keys, RFC 2104), never
+written to a table, a report, a script or the terminal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from . import sql
+from .catalog import Table
+from .engine import Engine
+from .errors import AnonsqlError
+from .files import read_text
+from .report import Progress, Report, silent
+
+#: A column outside the quasi-identifiers is reported as a direct identifier when its distinct
+#: non-NULL values make up at least this share of the rows (a patient id, an admission date).
+NEAR_UNIQUE = 0.95
+
+#: The environment variable holding the pseudonymization key when no --key-file is given.
+KEY_ENV = "ANONSQL_PSEUDONYM_KEY"
+
+_BLOCK = 64  # the block size of SHA-256, in bytes (RFC 2104's B)
+
+
+def near_unique(engine: Engine, table: Table, columns: Sequence[str]) -> list[str]:
+    """A warning for each of `columns` of `table` that is unique or nearly unique (one scan,
+    sql/common/column_profile.sql); [] when none is, or the table has fewer than 2 rows."""
+    if not columns:
+        return []
+    text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(columns))
+    row = engine.fetch_all(text, params)[0]
+    rows, distinct = int(row[0]), [int(v) for v in row[1:1 + len(columns)]]  # n_distinct_j, then n_null_j
+    if rows < 2:
+        return []
+    return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {table} ({d:,} distinct values "
+            f"in {rows:,} rows) and is not a quasi-identifier: it names a row on its own (a direct identifier); "
+            "drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
+            for name, d in zip(columns, distinct) if d >= NEAR_UNIQUE * rows]
+
+
+def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent) -> list[str]:
+    """The one call of a writing job after it wrote `table`: a note on `report` (and a progress
+    warning) for every near-unique column that is not among `quasi` (its quasi-identifiers)."""
+    taken = {q.lower() for q in quasi}
+    notes = near_unique(engine, table, [c for c in table.column_names if c.lower() not in taken])
+    report.notes += notes
+    for note in notes:
+        say("warning: " + note)
+    return notes
+
+
+@dataclass(frozen=True)
+class Key:
+    """A pseudonymization key K as RFC 2104's two padded keys; its repr shows nothing."""
+
+    ipad: bytes
+    opad: bytes
+
+    def __repr__(self) -> str:
+        return "Key(<hidden>)"
+
+
+def read_key(key_file: str | None) -> Key:
+    """The key from `key_file` (its text, surrounding whitespace stripped) or from $ANONSQL_PSEUDONYM_KEY."""
+    if key_file:
+        raw = read_text(key_file, "pseudonymization key file").strip()
+        where = f"key file {key_file}"
+    else:
+        raw = os.environ.get(KEY_ENV, "").strip()
+        where = f"environment variable {KEY_ENV}"
+        if not raw:
+            raise AnonsqlError(f"--pseudonymize needs a secret key: give --key-file FILE or set {KEY_ENV}")
+    if len(raw) < 16:
+        raise AnonsqlError(f"the pseudonymization key in the {where} is too short: use at least 16 characters "
+                           "(e.g. python -c 'import secrets; print(secrets.token_hex(32))')")
+    key = raw.encode("utf-8")
+    if len(key) > _BLOCK:
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(_BLOCK, b"\0")
+    return Key(bytes(b ^ 0x36 for b in key), bytes(b ^ 0x5C for b in key))
+
+
+def pseudonymize_sql(dialect: str) -> str:
+    """The sql/ file of the keyed pseudonyms on `dialect`."""
+    if dialect == "duckdb":
+        return "common/pseudonymize"
+    if dialect == "postgres":
+        return "common/pseudonymize_postgres"
+    raise AnonsqlError(f"--pseudonymize is not available on {dialect} (DuckDB and PostgreSQL only)")
+
+
+def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+          key: Key | None = None) -> None:
+    """Drop columns of a written table and replace others by their keyed pseudonyms (the caller
+    holds the transaction)."""
+    d = engine.dialect
+    for name in drop:
+        engine.execute(*sql.render("common/drop_column", d, tbl=table, col=sql.column(name)))
+    if not pseudonymize:
+        return
+    if key is None:
+        raise AnonsqlError("--pseudonymize needs a key")
+    for name in pseudonymize:
+        engine.execute(*sql.render("common/column_to_text", d, tbl=table, col=sql.column(name)))
+    engine.execute(*sql.render(pseudonymize_sql(d), d, tbl=table, col=sql.columns(pseudonymize),
+                               ipad=key.ipad, opad=key.opad))
+
+
+def script_steps(dialect: str, table: exp.Table, *, drop: Sequence[str] = (),
+                 pseudonymize: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """The same statements for an `--emit-sql` script: (comment, statement); the padded keys
+    stay the placeholders $ipad / $opad (the key never goes into a file)."""
+    steps = [(f"drop the direct identifier {name} (sql/common/drop_column.sql)",
+              sql.readable("common/drop_column", dialect, tbl=table, col=sql.column(name))) for name in drop]
+    if pseudonymize:
+        steps += [(f"{name} becomes text (sql/common/column_to_text.sql)",
+                   sql.readable("common/column_to_text", dialect, tbl=table, col=sql.column(name)))
+                  for name in pseudonymize]
+        holder = dict(ipad=exp.Placeholder(this="ipad"), opad=exp.Placeholder(this="opad"))
+        steps.append(("keyed pseudonyms HMAC-SHA256(K, v); the key is NOT in this script: bind $ipad and $opad "
+                      f"to K xor 0x36.. and K xor 0x5c.. (sql/{pseudonymize_sql(dialect)}.sql)",
+                      sql.readable(pseudonymize_sql(dialect), dialect, tbl=table, col=sql.columns(pseudonymize),
+                                   **holder)))
+    return steps
+
+
+def check_columns(table: Table, quasi: Sequence[str], drop: Sequence[str], pseudonymize: Sequence[str],
+                  protected: Sequence[str] = ()) -> tuple[list[str], list[str]]:
+    """Resolve --drop and --pseudonymize: existing columns, neither a quasi-identifier nor one of
+    `protected` (the class), none in both lists."""
+    dropped, pseudo = table.resolve(drop), table.resolve(pseudonymize)
+    for name in (*dropped, *pseudo):
+        if name in quasi:
+            raise AnonsqlError(f"column '{name}' is a quasi-identifier: it cannot also be dropped or pseudonymized")
+        if name in protected:
+            raise AnonsqlError(f"column '{name}' is the class column: it cannot be dropped or pseudonymized")
+    both = sorted(set(dropped) & set(pseudo))
+    if both:
+        raise AnonsqlError(f"column '{both[0]}' is listed in both --drop and --pseudonymize")
+    if len(dropped) == len(table.column_names):
+        raise AnonsqlError("--drop would remove every column")
+    return dropped, pseudo

@@ -1,0 +1,7 @@
+"""Declarative releases: a TOML spec of steps and gates, run all or nothing, with a manifest, one SQL script and an HTML report."""
+
+from .job import ReleaseReport, ReleaseVerifyReport
+from .plan import PlanReport
+from .spec import KINDS, Spec, load
+
+__all__ = ["KINDS", "PlanReport", "ReleaseReport", "ReleaseVerifyReport", "Spec", "load"]

@@ -1,0 +1,191 @@
+"""The release report for people: one self-contained HTML page (no external files), the plots as
+base64 PNG drawn by matplotlib when it is installed (the page says so when it is not)."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from .spec import Spec
+
+if TYPE_CHECKING:
+    from .job import ReleaseReport
+    from .verify import Proof
+
+#: Every figure the page shows, with its definition (shown next to it and in the glossary).
+DEFINITIONS = {
+    "rows": "N, the number of rows of the table.",
+    "k": "the size of the smallest equivalence class |E|: rows sharing one combination of quasi-identifier "
+         "values, NULL (suppressed) counting as a value of its own.",
+    "prosecutor risk": "the highest re-identification risk over the records, max 1/|E|: an attacker who knows "
+                       "a person is in the table picks one record of that person's class.",
+    "mean risk": "the mean over the records of 1/|E| (= classes / N).",
+    "records at risk": "records whose risk 1/|E| exceeds the threshold (the risk gate, else 0.2).",
+    "sample uniques": "records alone in their equivalence class (|E| = 1).",
+    "class size histogram": "for each range of class sizes |E|, how many rows sit in equivalence classes of "
+                            "that size (a row in a class of size 1 is unique on the quasi-identifiers).",
+    "suppressed cells": "quasi-identifier cells that are NULL after the release but were not before it, per "
+                        "column; the share divides their sum by N x (number of quasi-identifiers).",
+    "l-diversity": "distinct l-diversity: the fewest distinct sensitive values in any equivalence class.",
+    "t-closeness": "the largest distance between a class's sensitive-value distribution and the table's.",
+    "error": "misclassified / N in stratified cross-validation, tested on the baseline rows: 'before' trains "
+             "on the baseline, 'after' on the published table (Kameya & Hayashi 2016, Sec. 4).",
+    "fingerprint": "the row count and an MD5 over the sorted MD5s of the rows (sql/release/fingerprint.sql).",
+}
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}
+th{background:#eee}.pass{color:#070;font-weight:bold}.fail{color:#b00;font-weight:bold}.def{color:#555;font-size:.9em}
+code{font-size:.9em}img{max-width:100%;border:1px solid #ddd}.note{background:#fff4d0;padding:.5em}"""
+
+
+#: Ranges of class sizes |E| for the histogram: (label, lowest, highest).
+BUCKETS = [("1", 1, 1), ("2", 2, 2), ("3-4", 3, 4), ("5-9", 5, 9), ("10-19", 10, 19), ("20-49", 20, 49),
+           ("50-99", 50, 99), ("100-999", 100, 999), ("1000+", 1000, 1 << 62)]
+
+
+def _bucketed(sizes: Sequence[tuple[int, int]]) -> list[int]:
+    """Rows per range of BUCKETS, from (|E|, classes) pairs.
+
+    >>> _bucketed([(1, 3), (4, 2), (12, 1)])
+    [3, 0, 8, 0, 12, 0, 0, 0, 0]
+    """
+    return [sum(s * c for s, c in sizes if lo <= s <= hi) for _, lo, hi in BUCKETS]
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[Any]], cls: str = "") -> str:
+    th = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _num(v: float) -> str:
+    return f"{v:,}" if isinstance(v, int) else f"{v:.4g}"
+
+
+def _plots(proof: Proof) -> list[tuple[str, str]]:
+    """(title, base64 PNG) of the class size histogram, suppressed cells and errors; [] without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    out = []
+
+    def png(fig: Any) -> str:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=80, bbox_inches="tight", metadata={"Software": None})
+        plt.close(fig)
+        return base64.b64encode(buf.getvalue()).decode("ascii")
+
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    labels = [label for label, _, _ in BUCKETS]
+    for shift, side, name in ((-0.2, proof.before, "before"), (0.2, proof.after, "after")):
+        ax.bar([i + shift for i in range(len(labels))], _bucketed(side.class_sizes), 0.4,
+               label=f"{name} ({side.table})")
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_xlabel("equivalence class size |E|")
+    ax.set_ylabel("rows in classes of that size")
+    ax.legend()
+    out.append(("Equivalence class sizes before and after", png(fig)))
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    cols = list(proof.suppressed_cells)
+    ax.barh(cols, [proof.suppressed_cells[c] for c in cols])
+    ax.set_xlabel("suppressed cells")
+    out.append(("Suppressed cells per quasi-identifier", png(fig)))
+    if proof.errors:
+        fig, ax = plt.subplots(figsize=(5, 3))
+        names = list(proof.errors)
+        xs = range(len(names))
+        ax.bar([x - 0.2 for x in xs], [proof.errors[n]["before"] for n in names], 0.4, label="before")
+        ax.bar([x + 0.2 for x in xs], [proof.errors[n]["after"] for n in names], 0.4, label="after")
+        ax.set_xticks(list(xs), names)
+        ax.set_ylabel("error")
+        ax.legend()
+        out.append(("Classifier error before and after", png(fig)))
+    return out
+
+
+def _def(name: str) -> str:
+    return f'<span class="def">{escape(DEFINITIONS[name])}</span>'
+
+
+def page(report: ReleaseReport, spec: Spec) -> str:
+    """The whole page as text."""
+    from .. import __version__
+
+    plan, proof = report.plan, report.proof
+    h = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>anonsql release {escape(report.name)}"
+         f"</title><style>{_STYLE}</style></head><body>",
+         f"<h1>Release {escape(report.name)}</h1>",
+         f"<p>anonsql {escape(__version__)} on {escape(report.dialect)}; spec <code>{escape(spec.path.name)}</code> "
+         f"(sha256 <code>{escape(spec.sha256)}</code>); input <code>{escape(report.table)}</code>: "
+         f"{report.input['rows']:,} rows, fingerprint <code>{escape(report.input['digest'])}</code>.</p>",
+         "<h2>Gates</h2>"]
+    gates = [c for c in report.checks if c.name.startswith("gate:")]
+    h.append(_table(["gate", "result", "measured", "proved by"], [
+        [escape(c.name.removeprefix("gate: ")), '<span class="pass">pass</span>' if c.passed else
+         '<span class="fail">FAIL</span>', escape(c.detail), f"<code>sql/{escape(c.query)}.sql</code>"]
+        for c in gates], "gates") if gates else "<p>No gates in the spec.</p>")
+    h.append("<h2>What was published</h2>")
+    h.append(_table(["step", "input", "tables written", "rows", "fingerprint"], [
+        [f"{s.number}. {escape(s.kind)}", escape(s.input), "<br>".join(escape(o) for o in s.outputs),
+         "<br>".join(f"{report.outputs[o]['rows']:,}" for o in s.outputs),
+         "<br>".join(f"<code>{report.outputs[o]['digest'][:12]}</code>" for o in s.outputs)] for s in plan.steps],
+        "published"))
+    h.append(f"<p>{_def('fingerprint')} Tables ending in _changes or _audit hold ORIGINAL values: private.</p>")
+    h.append("<h2>Step checks</h2>")
+    h.append(_table(["check", "result", "proved by"], [
+        [escape(c.name), '<span class="pass">holds</span>' if c.passed else '<span class="fail">FAILS</span>',
+         f"<code>sql/{escape(c.query)}.sql</code>"] for c in report.checks if not c.name.startswith("gate:")]))
+    if proof is not None:
+        h += _figures(proof, plan.qi)
+    h.append("<h2>Definitions</h2><dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>"
+                                                  for k, v in DEFINITIONS.items()) + "</dl>")
+    h.append("<p>The manifest (JSON) and the whole release as one SQL script sit next to this page.</p></body></html>")
+    return "\n".join(h) + "\n"
+
+
+def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:
+    b, a = proof.before, proof.after
+    h = [f"<h2>Risk before and after</h2><p>Over the quasi-identifiers {escape(', '.join(qi))}; before: "
+         f"<code>{escape(b.table)}</code>, after: <code>{escape(a.table)}</code>.</p>"]
+    k = (b.class_sizes[0][0] if b.class_sizes else 0, a.class_sizes[0][0] if a.class_sizes else 0)
+    rows = [("rows", b.rows, a.rows), ("k", *k), ("prosecutor risk", b.risk.max_risk, a.risk.max_risk),
+            ("mean risk", b.risk.mean_risk, a.risk.mean_risk),
+            ("records at risk", b.risk.records_above_threshold, a.risk.records_above_threshold),
+            ("sample uniques", b.risk.sample_uniques, a.risk.sample_uniques)]
+    h.append(_table(["figure", "before", "after", "definition"],
+                    [[escape(n), _num(x), _num(y), _def(n)] for n, x, y in rows], "risk"))
+    for d in a.sensitive:
+        h.append(f"<p>Sensitive <code>{escape(d.column)}</code> after: distinct l-diversity {d.distinct_l}, "
+                 f"t-closeness {d.t:.4g}. {_def('l-diversity')} {_def('t-closeness')}</p>")
+    plots = _plots(proof)
+    if not plots:
+        h.append('<p class="note">Plots need matplotlib (pip install \'anonsql[plots]\'); it is not installed, '
+                 "so this page shows the figures as tables only.</p>")
+    images = {title: f'<figure><img alt="{escape(title)}" src="data:image/png;base64,{data}">'
+              f"<figcaption>{escape(title)}</figcaption></figure>" for title, data in plots}
+    h.append(f"<h2>Equivalence class sizes</h2><p>{_def('class size histogram')}</p>")
+    h.append(images.get("Equivalence class sizes before and after", ""))
+    h.append(_table(["|E|", "rows before", "rows after"],
+                    [[label, f"{x:,}", f"{y:,}"] for (label, _, _), x, y in
+                     zip(BUCKETS, _bucketed(b.class_sizes), _bucketed(a.class_sizes))], "classes"))
+    h.append(f"<h2>Suppressed cells per column</h2><p>{_def('suppressed cells')} Share: "
+             f"{proof.suppressed_share:.2%}.</p>")
+    h.append(images.get("Suppressed cells per quasi-identifier", ""))
+    h.append(_table(["column", "NULL before", "NULL after", "suppressed"],
+                    [[escape(c), f"{b.null_cells[c]:,}", f"{a.null_cells[c]:,}", f"{n:,}"]
+                     for c, n in proof.suppressed_cells.items()], "suppressed"))
+    if proof.errors:
+        h.append(f"<h2>Classifier error before and after</h2><p>{_def('error')}</p>")
+        h.append(images.get("Classifier error before and after", ""))
+        h.append(_table(["classifier", "error before", "error after", "loss"],
+                        [[escape(n), f"{e['before']:.4f}", f"{e['after']:.4f}", f"{e['after'] - e['before']:+.4f}"]
+                         for n, e in proof.errors.items()], "errors"))
+    return h

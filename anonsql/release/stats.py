@@ -1,0 +1,39 @@
+"""The release's own SQL figures: table fingerprints, equivalence-class size histograms and
+NULL cells per column."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import sql
+from ..catalog import Table
+from ..engine import Engine
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """A table's row count N and an order-independent MD5 of its rows (sql/release/fingerprint.sql)."""
+
+    rows: int
+    digest: str
+
+
+def fingerprint(engine: Engine, table: Table) -> Fingerprint:
+    """Equal fingerprints: the same multiset of rows (the values as text, NULL distinct from '')."""
+    text, params = sql.render("release/fingerprint", engine.dialect, tbl=table.expr,
+                              key=sql.group_key(sql.columns(table.column_names)))
+    rows, digest = engine.fetch_all(text, params)[0]
+    return Fingerprint(int(rows), str(digest or ""))
+
+
+def class_sizes(engine: Engine, table: Table, qi: Sequence[str]) -> list[tuple[int, int]]:
+    """(|E|, classes of that size), by size (sql/data/class_size_histogram.sql, shared with profile)."""
+    text, params = sql.render("data/class_size_histogram", engine.dialect, tbl=table.expr, qi=sql.columns(qi))
+    return [(int(s), int(c)) for s, c in engine.fetch_all(text, params)]
+
+
+def null_cells(engine: Engine, table: Table, columns: Sequence[str]) -> dict[str, int]:
+    """NULL (⊥) cells per column, one scan (sql/release/null_cells.sql)."""
+    text, params = sql.render("release/null_cells", engine.dialect, tbl=table.expr, col=sql.columns(columns))
+    return dict(zip(columns, (int(v) for v in engine.fetch_all(text, params)[0])))

@@ -1,0 +1,133 @@
+"""One release step = one existing job through anonsql.api, on the release's open engine (so it
+joins the release's transaction), with its reviewable script. Jobs without --emit-sql (bin) and
+the release's own drop step get their script from the statements they actually executed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+
+from .. import api, sql
+from ..catalog import drop_table, get_table, output_table
+from ..data.loading import count_rows
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report
+from ..rewrite import Script
+from .plan import PlannedStep
+from .spec import names
+
+#: Statements worth putting in a script (reads and catalog look-ups are left out).
+_WRITES = ("CREATE", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER")
+
+
+@dataclass(kw_only=True)
+class DropReport(Report):
+    """A copy of a table without the identifier columns a release drops."""
+
+    dropped: list[str]
+
+    def lines(self) -> list[str]:
+        return [f"{self.table} -> {self.out}: dropped {', '.join(self.dropped)}"]
+
+
+class Recorder:
+    """The engine, recording the writing statements a step executes (for its part of the script)."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+        self.statements: list[str] = []
+
+    def execute(self, text: str, params: Mapping[str, Any] | None = None) -> None:
+        if text.lstrip().upper().startswith(_WRITES):
+            if params:  # scripts show values as literals: this step's SQL is only shown as run
+                text += f" /* parameters: {dict(params)} */"
+            self.statements.append(text)
+        self._engine.execute(text, params)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def script(self, title: str) -> str:
+        s = Script(self._engine.dialect, title)
+        for text in self.statements:
+            pretty = sqlglot.transpile(text, read=self._engine.dialect, write=self._engine.dialect, pretty=True)[0]
+            s.step("as executed", pretty)
+        return s.text()
+
+
+def run_step(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str | None, key: str | None,
+             replace: bool, script_file: Path, progress: Progress | None) -> tuple[Report, str]:
+    """Run one step; returns its report and its script text."""
+    o, emit, out = step.options, str(script_file), step.outputs[0]
+    title = f"anonsql release step {step.number}: {step.kind} {step.input} -> {out}"
+    if step.kind in ("drop", "bin"):
+        rec = Recorder(engine)
+        if step.kind == "drop":
+            report: Report = _drop(rec, step.input, names(o["columns"]), out, replace)  # type: ignore[arg-type]
+        else:
+            report = api.bin_columns(rec, step.input, [f"{c}={r}" for c, r in o["columns"].items()],  # type: ignore[arg-type]
+                                     out, replace=replace)
+        return report, rec.script(title)
+    cls = o.get("class", class_column)
+    if cls is None and step.kind in ("kanon", "nbc"):
+        raise AnonsqlError(f"step {step.number} ({step.kind}) needs class = ... (or [source] class)")
+    if step.kind == "kanon":
+        report = api.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],  # type: ignore[arg-type]
+                                 cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0, out=out,
+                                 replace=replace, emit_sql=emit, progress=progress, drop=o.get("drop"),
+                                 pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"))
+    elif step.kind == "protect":
+        row_key = o.get("key", key)
+        if row_key is None:
+            raise AnonsqlError(f"step {step.number} (protect) needs key = ... (or [source] key)")
+        report = api.protect_table(engine, step.input, row_key, method=o.get("method", "dropp"),
+                                   target=o.get("target"), rows=o.get("rows"),
+                                   cells=[tuple(c) for c in o["cells"]] if isinstance(o.get("cells"), list)
+                                   else o.get("cells"), attrs=o.get("attrs"), top_k=o.get("top_k"),
+                                   seed=step.seed or 0, out=out, replace=replace, taxonomies=o.get("taxonomies"),
+                                   emit_sql=emit, progress=progress)
+    elif step.kind == "nbc":
+        report = api.nbc_publish(engine, step.input, cls, names(o.get("attrs")) or qi, o.get("rho"),  # type: ignore[arg-type]
+                                 _prefix(step), replace=replace,
+                                 precedence=o.get("precedence"), prior=o.get("prior"), r=o.get("r"),
+                                 synthetic=o.get("synthetic", False), emit_sql=emit, root=o.get("root", "paper"),
+                                 progress=progress)
+    else:
+        report = api.safe_table(engine, step.input, names(o.get("dims")) or None, tables=o.get("tables"),
+                                margins=o.get("margins", "cube"), measure=o.get("sum"),
+                                contributor=o.get("contributor"), min_count=o.get("min_count", 3),
+                                zero_unsafe=o.get("zero_unsafe", False), dominance=o.get("dominance"),
+                                p_percent=o.get("p_percent"), protection=o.get("protection", 0.0), out=out,
+                                replace=replace, emit_sql=emit, progress=progress)
+    return report, script_file.read_text(encoding="utf-8")
+
+
+def _prefix(step: PlannedStep) -> str:
+    """An nbc step's `out` is the prefix of <out>_class and <out>_attr."""
+    return step.outputs[0].removesuffix("_class")
+
+
+def _drop(engine: Engine, table: str, columns: list[str], out: str, replace: bool) -> DropReport:
+    """CREATE TABLE out AS SELECT <every other column>, checked to keep every row."""
+    source = get_table(engine, table)
+    gone = source.resolve(columns)
+    kept = [c for c in source.column_names if c not in gone]
+    if not kept:
+        raise AnonsqlError(f"dropping {', '.join(gone)} would leave {source} without columns")
+    target, existing = output_table(engine, source, out, out, replace)
+    report = DropReport(table=str(source), out=str(target), dropped=gone)
+    with engine.transaction():
+        if existing is not None:
+            drop_table(engine, existing.expr)
+        engine.execute(*sql.render("common/create_table_as", engine.dialect, out=target.expr, src=source.expr,
+                                   item=sql.columns(kept)))
+        before, after = count_rows(engine, source.expr), count_rows(engine, target.expr)
+        report.check("same rows as the source", before == after, "common/row_count", f"{after:,} of {before:,}")
+        if not report.ok:
+            raise VerificationError(report.checks)
+    return report

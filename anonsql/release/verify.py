@@ -1,0 +1,168 @@
+"""The release's guarantees, proved by SQL on the tables themselves: the gates (k, l-diversity,
+t-closeness, prosecutor risk, share of suppressed cells, naive Bayes error loss) after a run,
+and, for `release verify`, every step's guarantee again plus the fingerprints of the manifest.
+The same functions serve the run and the later re-proof, so both prove the same thing."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import api, sql
+from ..catalog import Table, get_table
+from ..data import risk
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..report import Progress, Report
+from ..verify import k_anonymity
+from .plan import PlanReport
+from .spec import Spec, names
+from .stats import class_sizes, fingerprint, null_cells
+
+
+@dataclass
+class Side:
+    """The figures of one table over the quasi-identifiers (before or after the release)."""
+
+    table: str
+    rows: int
+    class_sizes: list[tuple[int, int]]  # (|E|, classes of that size)
+    risk: risk.Reidentification
+    null_cells: dict[str, int]  # per quasi-identifier
+    sensitive: list[risk.Diversity] = field(default_factory=list)
+
+
+@dataclass
+class Proof:
+    """What the gates measured: both sides, the suppressed cells, the classifiers' errors."""
+
+    before: Side
+    after: Side
+    suppressed_cells: dict[str, int]  # NULL cells the release added, per quasi-identifier
+    suppressed_share: float  # of the QI cells
+    errors: dict[str, dict[str, float]] = field(default_factory=dict)  # classifier -> before / after
+    sql: dict[str, str] = field(default_factory=dict)  # check name -> the query that proved it, as run
+
+
+def _side(engine: Engine, table: Table, qi: Sequence[str], sensitive: dict[str, tuple[int | None, float | None]],
+          threshold: float) -> Side:
+    sizes = class_sizes(engine, table, qi)
+    return Side(str(table), sum(s * c for s, c in sizes), sizes, risk.reidentification(engine, table, qi, threshold),
+                null_cells(engine, table, qi),
+                [risk.diversity(engine, table, qi, col, l_required=lt[0], t_allowed=lt[1])
+                 for col, lt in sensitive.items()])
+
+
+def prove_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport,
+                progress: Progress | None = None) -> Proof:
+    """Measure the gate table and its baseline and record one check per gate in `report`."""
+    g, qi = spec.gates, plan.qi
+    after_tab, base_tab = get_table(engine, plan.gate_table), get_table(engine, plan.baseline)
+    wanted = dict.fromkeys([*spec.source.sensitive, *g.l_diversity, *g.t_closeness])
+    sensitive = {after_tab.column(c).name: (g.l_diversity.get(c), g.t_closeness.get(c)) for c in wanted}
+    threshold = g.max_risk if g.max_risk is not None else risk.RISK_THRESHOLD
+    before = _side(engine, base_tab, qi, {c: (None, None) for c in sensitive}, threshold)
+    after = _side(engine, after_tab, qi, sensitive, threshold)
+    added = {c: max(0, after.null_cells[c] - before.null_cells[c]) for c in qi}
+    share = sum(added.values()) / max(1, after.rows * len(qi))
+    proof = Proof(before, after, added, share)
+    tbl, cols = after_tab.expr, sql.columns(qi)
+    if g.k is not None:
+        kr = k_anonymity(engine, after_tab, qi, g.k, show=0)
+        _gate(report, proof, f"gate: {g.k}-anonymity of {after_tab}", kr.ok, "common/violations_summary",
+              kr.checks[0].detail, sql.readable("common/violations_summary", engine.dialect, tbl=tbl, qi=cols, k=g.k))
+    for d in after.sensitive:
+        s = dict(tbl=tbl, qi=cols, s=sql.column(d.column), ordered=d.distance == "ordered", l=d.l_required or 0,
+                 t=1.0 if d.t_allowed is None else d.t_allowed)
+        text = sql.readable("data/attribute_disclosure", engine.dialect, **s)
+        if d.l_required is not None:
+            _gate(report, proof, f"gate: {d.l_required}-diversity of {d.column}", d.classes_below_l == 0,
+                  "data/attribute_disclosure", f"distinct l = {d.distinct_l}; {d.classes_below_l} classes below", text)
+        if d.t_allowed is not None:
+            _gate(report, proof, f"gate: {d.t_allowed:g}-closeness of {d.column}", d.classes_above_t == 0,
+                  "data/attribute_disclosure", f"t = {d.t:.4g}; {d.classes_above_t} classes above", text)
+    if g.max_risk is not None:
+        _gate(report, proof, f"gate: prosecutor risk <= {g.max_risk:g}", after.risk.max_risk <= g.max_risk,
+              "data/reidentification_risk", f"highest 1/|E| = {after.risk.max_risk:.4g}",
+              sql.readable("data/reidentification_risk", engine.dialect, tbl=tbl, qi=cols, threshold=threshold))
+    if g.max_suppressed is not None:
+        _gate(report, proof, f"gate: suppressed share of QI cells <= {g.max_suppressed:g}", share <= g.max_suppressed,
+              "release/null_cells", f"{sum(added.values()):,} cells, {share:.2%}",
+              sql.readable("release/null_cells", engine.dialect, tbl=tbl, col=cols))
+    _errors(engine, report, spec, plan, proof, progress)
+    return proof
+
+
+def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof,
+            progress: Progress | None) -> None:
+    """Naive Bayes (and, with scikit-learn, tree) error trained on the gate table, tested on the
+    baseline, next to training on the baseline; the NB loss gate when asked."""
+    g = spec.gates
+    if not plan.class_column or not plan.key:
+        if g.max_nb_error_loss is not None:
+            report.check("gate: naive Bayes error loss", False, "evaluate/nb_counts",
+                         "the naive Bayes error gate needs [source] class and key (a row key in both tables)")
+        return
+    chosen = ["nb"] + (["tree"] if importlib.util.find_spec("sklearn") else [])
+    try:
+        ev = api.evaluate_classifiers(engine, plan.baseline, plan.gate_table, plan.qi, plan.class_column,
+                                      key=plan.key, folds=g.folds, seed=spec.seed, classifiers=chosen,
+                                      progress=progress)
+    except AnonsqlError as exc:
+        if g.max_nb_error_loss is not None:
+            raise
+        report.notes.append(f"classifier error not measured: {exc}")  # only a figure of the page then
+        return
+    proof.errors = {n: {"before": r.baseline_error, "after": r.error} for n, r in ev.classifiers.items()}
+    if g.max_nb_error_loss is not None:
+        loss = proof.errors["nb"]["after"] - proof.errors["nb"]["before"]
+        _gate(report, proof, f"gate: naive Bayes error loss <= {g.max_nb_error_loss:g}", loss <= g.max_nb_error_loss,
+              "evaluate/nb_counts", f"{loss:+.4f} ({g.folds}-fold cross-validation)",
+              f"-- {g.folds}-fold stratified cross-validation (anonsql.evaluate), per fold the counts of "
+              "sql/evaluate/nb_counts.sql")
+
+
+def _gate(report: Report, proof: Proof, name: str, passed: bool, query: str, detail: str, text: str) -> None:
+    report.check(name, passed, query, detail)
+    proof.sql[name] = text
+
+
+def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) -> list[str]:
+    """Each step's guarantee again, on its published tables; returns notes for steps that have
+    no standalone re-check."""
+    notes = []
+    for step in plan.steps:
+        o, label = step.options, f"step {step.number} ({step.kind})"
+        if step.kind == "kanon":
+            found: Report = k_anonymity(engine, get_table(engine, step.outputs[0]), names(o.get("qi")) or plan.qi,
+                                        o["k"], show=0)
+        elif step.kind == "nbc":
+            found = api.nbc_verify(engine, step.input, o.get("class", plan.class_column),
+                                   names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
+                                   precedence=o.get("precedence"))
+        elif step.kind == "tables":
+            found = api.audit_table(engine, step.outputs[0])
+        else:
+            notes.append(f"{label}: no standalone re-check (its job verified it when it ran; the fingerprint "
+                         "shows the table is unchanged since)")
+            continue
+        for c in found.checks:
+            report.check(f"{label}: {c.name}", c.passed, c.query, c.detail)
+    return notes
+
+
+def fingerprints(engine: Engine, report: Report, manifest: dict[str, Any]) -> list[str]:
+    """The source and every output against the manifest, one check each; returns the changed tables."""
+    changed = []
+    for role, table, recorded in [("input", manifest["input"]["table"], manifest["input"]),
+                                  *(("output", t, f) for t, f in manifest["outputs"].items())]:
+        now = fingerprint(engine, get_table(engine, table))
+        same = (now.rows, now.digest) == (recorded["rows"], recorded["digest"])
+        what = "input fingerprint" if role == "input" else f"output {table}"
+        report.check(f"{what} matches the manifest", same, "release/fingerprint",
+                     "" if same else f"CHANGED: {now.rows:,} rows, {now.digest} (manifest: {recorded['rows']:,} "
+                     f"rows, {recorded['digest']})")
+        changed += [] if same else [f"{table} (the input)" if role == "input" else table]
+    return changed

@@ -1,0 +1,205 @@
+"""kanon at warehouse scale: the whole job (one process, start to exit) on Adult-like tables of
+10^4 .. 10^7 rows, each beside the DuckDB GROUP BY floor over the same columns measured in the same
+run, the job as a multiple of it, and the peak memory of the job's process.
+
+    python benchmarks/kanon_scale.py [--sizes 1e4,1e5,1e6,1e7] [--postgres 1e6] [--cross-check 1e5,3e6]
+                                     [--reference-limit 900] > benchmarks/results/kanon_scale.json
+
+Rows: the class drawn from Adult's class frequencies, then each of the 8 QIs of Kameya & Hayashi
+drawn from Adult's class-conditional frequencies (benchmarks/common.synthetic_adult, vectorised
+here so 10^7 rows build in seconds); mar, k = 10, seed 0. `--cross-check` runs the compiled loop
+and the plain reference loop (anonsql.kanon.reference) on the same count table and compares the
+decisions, with the reference given `--reference-limit` seconds (it is O(iterations x tuples)).
+The machine's load average is recorded with every figure: the benchmark shares its cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from common import KH_CLASS, KH_QI, adult_kh_frame  # noqa: E402
+
+QI_SQL = ", ".join(f'"{c}"' for c in KH_QI)
+
+# One job in a fresh process: wall time start to exit, stage times and peak RSS of that process.
+JOB = f"""
+import json, resource, sys, time
+start = time.perf_counter()
+import anonsql
+db, table = sys.argv[1], sys.argv[2]
+r = anonsql.k_anonymize(db, table, {KH_QI!r}, {KH_CLASS!r}, 10, cost="mar", seed=0, out=table + "_k10", replace=True)
+print(json.dumps({{"seconds": time.perf_counter() - start, "stages": r.seconds, "groups": r.groups,
+                  "iterations": r.iterations, "ok": r.ok, "suppressed_ratio": r.suppressed_ratio,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def adult_like(rows: int, seed: int = 0) -> pd.DataFrame:
+    """synthetic_adult's distribution, drawn with one inverse-CDF lookup per column and class."""
+    rng = np.random.default_rng(seed)
+    base = adult_kh_frame()
+    prior = base[KH_CLASS].value_counts(normalize=True).sort_index()
+    labels = rng.choice(len(prior), size=rows, p=prior.to_numpy())
+    out = {KH_CLASS: pd.Categorical.from_codes(labels, prior.index.astype(str))}
+    for col in KH_QI:
+        values = sorted(base[col].dropna().astype(str).unique())
+        codes = np.empty(rows, dtype=np.int32)
+        for c, name in enumerate(prior.index):
+            freq = base.loc[base[KH_CLASS] == name, col].astype(str).value_counts(normalize=True)
+            cdf = np.cumsum([freq.get(v, 0.0) for v in values])
+            mask = labels == c
+            codes[mask] = np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(int(mask.sum())), side="right"),
+                                     len(values) - 1)
+        out[col] = pd.Categorical.from_codes(codes, values)
+    return pd.DataFrame(out)[KH_QI + [KH_CLASS]]
+
+
+def load(db: str, frame: pd.DataFrame, table: str) -> None:
+    """The frame as a table of VARCHAR columns (DuckDB file, or PostgreSQL through COPY)."""
+    import anonsql
+    from anonsql.data.loading import write_frame
+
+    if db.startswith("postgresql://"):
+        eng = anonsql.connect(db)
+        write_frame(eng, frame.astype(str), table, replace=True)
+        eng.close()
+        return
+    import duckdb
+
+    con = duckdb.connect(db)
+    con.register("frame", frame)
+    cols = ", ".join(f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in frame.columns)
+    con.execute(f'CREATE OR REPLACE TABLE "{table}" AS SELECT {cols} FROM frame')
+    con.close()
+
+
+def floor(db: str, table: str) -> float:
+    """DuckDB's GROUP BY over the job's columns (QIs and class), materialised: the least any job
+    reading N(y, c) must pay. Best of 3."""
+    import duckdb
+
+    con = duckdb.connect(db)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        con.execute(f'CREATE OR REPLACE TEMP TABLE g AS SELECT {QI_SQL}, "{KH_CLASS}", COUNT(*) AS n '
+                    f'FROM "{table}" GROUP BY ALL')
+        times.append(time.perf_counter() - start)
+    con.close()
+    return min(times)
+
+
+def job(db: str, table: str, timeout: float) -> dict:
+    try:
+        done = subprocess.run([sys.executable, "-c", JOB, db, table], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"finished": False, "timeout_seconds": timeout}
+    if done.returncode:
+        return {"finished": False, "error": done.stderr.strip().splitlines()[-1:]}
+    row = json.loads(done.stdout)
+    row["seconds"] = round(row["seconds"], 3)
+    row["stages"] = {k: round(v, 3) for k, v in row["stages"].items()}
+    row["peak_rss_mb"] = round(row["peak_rss_mb"])
+    return row | {"finished": True}
+
+
+CROSS = f"""
+import json, sys, time
+import numpy as np
+from anonsql import catalog, kanon, stats
+from anonsql.engine import connect
+eng = connect(sys.argv[1])
+g = stats.qi_class_counts(eng, catalog.get_table(eng, sys.argv[2]), {KH_QI!r}, {KH_CLASS!r})
+eng.close()
+args = (g.codes, g.classes, g.counts, g.domain_sizes)
+start = time.perf_counter()
+fast = kanon.anonymize(*args, k=10, cost="mar", seed=0)
+compiled = time.perf_counter() - start
+print(json.dumps({{"compiled_loop_seconds": round(compiled, 3), "iterations": fast.iterations}}), flush=True)
+start = time.perf_counter()
+ref = kanon.anonymize(*args, k=10, cost="mar", seed=0, reference=True)
+print(json.dumps({{"reference_loop_seconds": round(time.perf_counter() - start, 3),
+                  "same_decisions": bool(np.array_equal(ref.final_codes, fast.final_codes)),
+                  "same_gammas": bool(np.array_equal(ref.gammas, fast.gammas))}}), flush=True)
+"""
+
+
+def cross_check(db: str, table: str, limit: float) -> dict:
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, "-c", CROSS, db, table], stdout=out, stderr=subprocess.DEVNULL)
+        try:
+            proc.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        out.seek(0)
+        row: dict = {}
+        for line in out:
+            row |= json.loads(line)
+    if "same_decisions" not in row:
+        row["reference_finished"] = False
+        row["reference_limit_seconds"] = limit
+    return row
+
+
+def sizes(text: str) -> list[int]:
+    return [int(float(s)) for s in text.split(",") if s]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1e4,1e5,1e6,1e7")
+    parser.add_argument("--postgres", default="1e6", help="sizes also run on PostgreSQL ('' for none)")
+    parser.add_argument("--cross-check", default="1e5,3e6", help="sizes where compiled and reference are compared")
+    parser.add_argument("--reference-limit", type=float, default=900.0)
+    parser.add_argument("--job-timeout", type=float, default=900.0)
+    args = parser.parse_args()
+    out = {"benchmark": "kanon whole job at scale (mar, k = 10, 8 QIs, DuckDB unless noted)", "cpus": os.cpu_count(),
+           "results": []}
+    pg_sizes, cross_sizes = set(sizes(args.postgres)), set(sizes(args.cross_check))
+    with tempfile.TemporaryDirectory() as tmp:
+        pg = None
+        if pg_sizes:
+            from common import engines
+            pg = engines(tmp, True)
+            dbs = pg.__enter__()
+        for n in sorted(set(sizes(args.sizes)) | cross_sizes):
+            db = f"{tmp}/scale_{n}.duckdb"
+            table = f"adult_{n}"
+            load(db, adult_like(n), table)
+            row: dict = {"rows": n, "load_average": os.getloadavg()[0]}
+            if n in set(sizes(args.sizes)):
+                row["duckdb_group_by_floor_seconds"] = round(floor(db, table), 3)
+                row["duckdb"] = job(db, table, args.job_timeout)
+                if row["duckdb"].get("finished"):
+                    row["duckdb"]["x_floor"] = round(row["duckdb"]["seconds"] / row["duckdb_group_by_floor_seconds"], 1)
+            if n in pg_sizes and pg is not None and "postgres" in dbs:
+                load(dbs["postgres"], adult_like(n), table)
+                row["postgres"] = job(dbs["postgres"], table, args.job_timeout)
+                if row["postgres"].get("finished") and row.get("duckdb", {}).get("finished"):
+                    row["postgres_x_duckdb"] = round(row["postgres"]["seconds"] / row["duckdb"]["seconds"], 2)
+            if n in cross_sizes:
+                row["cross_check"] = cross_check(db, table, args.reference_limit)
+            row["load_average_after"] = os.getloadavg()[0]
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            out["results"].append(row)
+            os.remove(db)
+        if pg is not None:
+            pg.__exit__(None, None, None)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

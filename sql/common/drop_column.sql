@@ -1,0 +1,2 @@
+-- Remove a direct identifier from the published table (--drop).
+ALTER TABLE $tbl DROP COLUMN $col

@@ -1,0 +1,2 @@
+-- Remove the one-class view of a run without --class.
+DROP VIEW IF EXISTS $view
