@@ -50,7 +50,7 @@ def replace_step(engine: Engine, existing: Table) -> Step:
                               table_name=existing.name)
     is_view = engine.fetch_all(text, params)[0][0] == "VIEW"
     return Step(f"replace the existing {'view' if is_view else 'table'} {existing}",
-                "features/drop_view" if is_view else "common/drop_table", dict(tbl=existing.expr))
+                "common/drop_view" if is_view else "common/drop_table", dict(tbl=existing.expr))
 
 
 def publish_step(source: Table | sql.TableName, target: sql.TableName, attrs: Sequence[str], class_column: str,

@@ -198,13 +198,13 @@ def _counted(engine: Engine, table: Table, class_column: str | None, suffix: str
         raise AnonsqlError(f"table {table} has a column named {ONE_CLASS}: give --class")
     d = engine.dialect  # the session's temporary schema: DuckDB's temp catalog, PostgreSQL's pg_temp alias
     view = sql.TableName(f"anonsql_kanon_one_class{suffix}", "temp" if d == "duckdb" else "pg_temp")
-    engine.execute(*sql.render("kanon/drop_view", d, view=view.expr))
+    engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/one_class_view", d, view=view.expr, src=table.expr, cls=sql.ident(ONE_CLASS),
                                one=sql.fragment("kanon/one_class")))
     try:
         yield Table(str(view.schema), view.name, (*table.columns, Column(ONE_CLASS, "VARCHAR")))
     finally:
-        engine.execute(*sql.render("kanon/drop_view", d, view=view.expr))
+        engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
 
 
 def _changes_table(engine: Engine, changes: str | None, source: Table, target: sql.TableName

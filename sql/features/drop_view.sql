@@ -1,2 +1,0 @@
--- Remove a published view that --replace overwrites.
-DROP VIEW $tbl
