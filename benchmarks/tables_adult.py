@@ -9,13 +9,15 @@ secondary cells (exact stage, LP stage), suppressed share, seconds per stage and
 job (target <= 10 s, 0 pinned: the job's own independent attack must pass). Then a 2-D table
 (316 x 316) and a 3-D table (46 x 46 x 46) of ~10^5 cells with margins, 1 % of the inner cells
 below the minimum count (target <= 60 s each); the baseline there is the SQL of the cells alone
-(one GROUP BY GROUPING SETS scan).
+(one GROUP BY GROUPING SETS scan). The machine is shared: os.getloadavg() is recorded before and
+after each engine's runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -89,7 +91,7 @@ def main() -> None:
     large = {} if args.no_large else {"2d_316x316": synthetic((316, 316), 1), "3d_46x46x46": synthetic((46, 46, 46), 2)}
     with tempfile.TemporaryDirectory() as tmp, engines(tmp, not args.no_postgres) as dbs:
         for engine_name, db in dbs.items():
-            res: dict = {}
+            res: dict = {"loadavg_before": [round(x, 2) for x in os.getloadavg()]}
             anonsql.load_dataset(db, "adult", replace=True)
             res["adult_education_occupation_race"] = run_job(db, "adult", ADULT_DIMS, 4, "adult_cube")
             res["adult_education_occupation_race"]["baseline_cells_sql_seconds"] = cells_sql_seconds(
@@ -102,6 +104,7 @@ def main() -> None:
                 res[name] = run_job(db, name, dims, 3, f"{name}_pub")
                 res[name]["rows"] = len(frame)
                 res[name]["baseline_cells_sql_seconds"] = cells_sql_seconds(db, name, dims)
+            res["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
             results[engine_name] = res
             print(json.dumps({engine_name: res}, default=_plain), file=sys.stderr, flush=True)
     print(json.dumps(results, indent=2, default=_plain))

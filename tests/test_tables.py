@@ -102,14 +102,14 @@ def _frequency_rows(counts: np.ndarray, names=("region", "sector")) -> pd.DataFr
 def test_job_publishes_the_rectangle_and_checks_it(db, engine):
     write_frame(engine, _frequency_rows(RECT), "firms")
     r = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub", bounds=True)
-    assert r.ok and r.statuses == {"s": 12, "u": 1, "x": 3} and r.cells == 16
+    assert r.ok and r.statuses == {"s": 12, "u": 1, "x": 3, "z": 0} and r.cells == 16
     assert {c.name for c in r.checks} == {"published values equal the SQL recount",
                                          "no published cell fails a primary rule",
                                          "the attacker's LP on the published table pins no primary cell"}
-    rows = {(a, b): (v, s) for a, b, _g, v, s, _lo, _hi in table_rows(engine, "pub")}
+    rows = {(a, b): (v, s) for a, b, _g, _level, v, s, _lo, _hi in table_rows(engine, "pub")}
     assert rows[("r0", "s0")] == (None, "u") and rows[("r0", "Total")] == (19, "s")
     assert {k for k, (v, s) in rows.items() if s == "x"} == {("r0", "s1"), ("r1", "s0"), ("r1", "s1")}
-    audit = {(a, b): (v, s, why) for a, b, _g, v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
+    audit = {(a, b): (v, s, why) for a, b, _g, _level, v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
     assert audit[("r0", "s0")] == (2, "u", "frequency 2 < 3")
     assert audit[("r1", "s1")][2].startswith("secondary")
     assert anonsql.audit_table(db, "pub").ok
@@ -121,9 +121,10 @@ def test_audit_finds_sdctable_w_b_pinned_on_a_published_table(db, engine, capsys
         value = SDC[tuple(slice(None) if c < 0 else c for c in codes)].sum()
         hidden = codes in SDC_PRIMARY
         rows.append(("Total" if codes[0] < 0 else "wxyz"[codes[0]], "Total" if codes[1] < 0 else "abcd"[codes[1]],
-                     2 * (codes[0] < 0) + (codes[1] < 0), None if hidden else value, "u" if hidden else "s",
+                     2 * (codes[0] < 0) + (codes[1] < 0), 0, None if hidden else value, "u" if hidden else "s",
                      None, None))
-    frame = pd.DataFrame(rows, columns=["row", "col", "grouping_id", "value", "status", "lower", "upper"], dtype=object)
+    frame = pd.DataFrame(rows, columns=["row", "col", "grouping_id", "level", "value", "status", "lower", "upper"],
+                         dtype=object)
     write_frame(engine, frame.convert_dtypes(), "naive")
     r = anonsql.audit_table(db, "naive")
     assert not r.ok and [p["labels"] for p in r.pinned] == [["w", "b"]] and r.pinned[0]["lower"] == pytest.approx(47)
@@ -140,7 +141,7 @@ def test_magnitude_table_dominance_and_p_percent(db, engine):
     r = anonsql.safe_table(db, "firms", "region,sector", measure="turnover", contributor="firm", min_count=1,
                            dominance="1,80", p_percent=10, out="pub")
     assert r.ok and r.statuses["u"] >= 1
-    audit = {(a, b): (s, why) for a, b, _g, _v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
+    audit = {(a, b): (s, why) for a, b, _g, _level, _v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit")}
     assert audit[("a", "x")][0] == "u" and "dominance" in audit[("a", "x")][1]
 
 
@@ -162,8 +163,10 @@ def test_bad_input_is_one_clear_error(db, engine):
         anonsql.safe_table(db, "firms", "region", dominance="1,80")
     with pytest.raises(AnonsqlError, match="dominance must be"):
         anonsql.safe_table(db, "firms", "region", measure="sector", contributor="sector", dominance="x")
-    with pytest.raises(AnonsqlError, match="not implemented"):
+    with pytest.raises(AnonsqlError, match="no taxonomy is stored"):
         anonsql.safe_table(db, "firms", "region", hierarchy="region=regions")
+    with pytest.raises(AnonsqlError, match="--hierarchy must be"):
+        anonsql.safe_table(db, "firms", "region", hierarchy="region")
     with pytest.raises(AnonsqlError, match="not a published table"):
         anonsql.audit_table(db, "firms")
 
@@ -234,3 +237,80 @@ def test_property_protected_tables_pin_nothing_and_recount(tmp_path, shape, seed
         assert not attack.pinned()
     finally:
         engine.close()
+
+
+# A 3-level hierarchy (World > Europe, America > countries) on region, crossed with sector:
+# (fr, a) = 2 is the one primary. Ignoring the hierarchy, the cheapest rectangle pairs fr with ca
+# (9 + 8 + 10 = 27 < 9 + 30 + 40), across continents: then Europe's subtotal gives (fr, a) back
+# (Europe,a 32 - de,a 30 = 2). Along the hierarchy the rectangle stays inside Europe: fr/de x a/b,
+# and the attacker only knows fr,a = t, fr,b = 11 - t, de,a = 32 - t, de,b = 38 + t, t in [0, 11].
+REGIONS = '[World]\nEurope = ["fr", "de"]\nAmerica = ["us", "ca"]\n'
+BY_REGION = {"fr": (2, 9), "de": (30, 40), "us": (12, 11), "ca": (8, 10)}
+
+
+def _regions(db, engine, tmp_path):
+    rows = [(r, s) for r, counts in BY_REGION.items() for s, n in zip("ab", counts) for _ in range(n)]
+    write_frame(engine, pd.DataFrame(rows, columns=["region", "sector"]), "firms")
+    (tmp_path / "regions.toml").write_text(REGIONS)
+    anonsql.taxonomy_load(db, "regions", file=str(tmp_path / "regions.toml"))
+
+
+def test_hierarchy_totals_follow_the_taxonomy(db, engine, tmp_path):
+    _regions(db, engine, tmp_path)
+    r = anonsql.safe_table(db, "firms", "region,sector", hierarchy="region=regions", out="pub", bounds=True)
+    assert r.ok and r.cells == 21 and r.statuses == {"s": 17, "u": 1, "x": 3, "z": 0}
+    assert r.smallest_width == pytest.approx(11)
+    rows = {(a, b): (g, level, v, s, lo, hi) for a, b, g, level, v, s, lo, hi in table_rows(engine, "pub")}
+    assert {k for k, row in rows.items() if row[3] == "x"} == {("fr", "b"), ("de", "a"), ("de", "b")}
+    assert rows[("fr", "a")] == (0, 0, None, "u", 0, 11)  # not pinned: the interval [0, 11]
+    assert rows[("Europe", "a")] == (0, 1, 32, "s", None, None) and rows[("World", "Total")] == (1, 2, 122, "s",
+                                                                                                  None, None)
+    assert ("Total", "a") not in rows  # the root is the total, shown by its label
+    audit = anonsql.audit_table(db, "pub", "region=regions")
+    assert audit.ok and audit.smallest_width == pytest.approx(11)
+    with pytest.raises(AnonsqlError, match="taxonomy totals"):
+        anonsql.audit_table(db, "pub")  # without the taxonomy the attack would miss equations
+
+
+def test_a_subtotal_gives_the_primary_back_when_the_hierarchy_is_ignored(db, engine, tmp_path):
+    _regions(db, engine, tmp_path)
+    plain = anonsql.safe_table(db, "firms", "region,sector", out="plain")
+    assert plain.ok
+    hidden = {(a, b) for a, b, _g, _l, v, _s, _lo, _hi in table_rows(engine, "plain") if v is None}
+    assert hidden == {("fr", "a"), ("fr", "b"), ("ca", "a"), ("ca", "b")}  # across continents
+    anonsql.safe_table(db, "firms", "region,sector", hierarchy="region=regions", out="pub")
+    naive = pd.DataFrame([(a, b, g, level, None if (a, b) in hidden else v, "u" if (a, b) == ("fr", "a") else "s",
+                           None, None) for a, b, g, level, v, *_ in table_rows(engine, "pub_audit")],
+                         columns=["region", "sector", "grouping_id", "level", "value", "status", "lower", "upper"])
+    write_frame(engine, naive.astype(object), "naive")
+    audit = anonsql.audit_table(db, "naive", "region=regions")
+    assert not audit.ok and [p["labels"] for p in audit.pinned] == [["fr", "a"]]
+    assert audit.pinned[0]["lower"] == pytest.approx(2)  # Europe,a 32 - de,a 30
+
+
+def test_forced_cells_are_published_and_never_secondaries(db, engine, tmp_path):
+    _regions(db, engine, tmp_path)
+    r = anonsql.safe_table(db, "firms", "region,sector", hierarchy="region=regions", out="pub",
+                           publish="region=de,sector=a; region=World")
+    assert r.ok and r.statuses["z"] == 2
+    rows = {(a, b): (v, s) for a, b, _g, _l, v, s, _lo, _hi in table_rows(engine, "pub")}
+    assert rows[("de", "a")] == (30, "z") and rows[("World", "Total")] == (122, "z")
+    assert rows[("fr", "a")] == (None, "u") and anonsql.audit_table(db, "pub", "region=regions").ok
+    audit = {(a, b): why for a, b, _g, _l, _v, _n, s, why, _lo, _hi in table_rows(engine, "pub_audit") if s == "z"}
+    assert audit == {("de", "a"): "forced (--publish)", ("World", "Total"): "forced (--publish)"}
+    code = main(["tables", "--db", db, "--table", "firms", "--dims", "region,sector", "--out", "pub2", "--quiet",
+                 "--publish", "region=fr,sector=b", "--publish", "region=fr"])  # fr,a = fr,Total - fr,b
+    assert code == 2 and catalog.find_table(engine, "pub2") is None
+    with pytest.raises(AnonsqlError, match=r"primary cell region=fr, sector=a cannot be protected without"):
+        anonsql.safe_table(db, "firms", "region,sector", out="pub2", publish="region=fr,sector=b; region=fr")
+    with pytest.raises(AnonsqlError, match="fails a primary rule"):
+        anonsql.safe_table(db, "firms", "region,sector", out="pub2", publish="region=fr,sector=a")
+    with pytest.raises(AnonsqlError, match="not a label"):
+        anonsql.safe_table(db, "firms", "region,sector", out="pub2", publish="region=xx")
+
+
+def test_hierarchy_needs_leaves(db, engine, tmp_path):
+    _regions(db, engine, tmp_path)
+    write_frame(engine, pd.DataFrame({"region": ["fr", "Europe", "it"], "sector": ["a"] * 3}), "bad")
+    with pytest.raises(AnonsqlError, match="not leaves of taxonomy 'regions': 'Europe', 'it'"):
+        anonsql.safe_table(db, "bad", "region,sector", hierarchy="region=regions")

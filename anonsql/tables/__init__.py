@@ -16,8 +16,8 @@ except ImportError:  # pragma: no cover - exercised only without the extra
 from .cells import Grid, layout  # noqa: E402
 from .job import AuditReport, TablesReport  # noqa: E402
 from .rules import Rules  # noqa: E402
-from .spec import MARGINS, Spec, parse_tables  # noqa: E402
+from .spec import MARGINS, Spec, parse_assignment, parse_cells, parse_tables  # noqa: E402
 from .suppress import Outcome, Protection, protect  # noqa: E402
 
 __all__ = ["MARGINS", "AuditReport", "Grid", "Outcome", "Protection", "Rules", "Spec", "TablesReport", "layout",
-           "parse_tables", "protect"]
+           "parse_assignment", "parse_cells", "parse_tables", "protect"]

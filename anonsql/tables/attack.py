@@ -114,6 +114,7 @@ class Attacker:
         finest = int(self.members.indices[self.members.indptr[cell]])
         holders = self.holders.indices[self.holders.indptr[finest]:self.holders.indptr[finest + 1]]
         holders = holders[~self.inner[holders]]
+        self.rhs[cell] += self.value[cell]  # its own value is no longer known
         self.rhs[holders] += self.value[cell]
         for c in holders:
             hidden = self.suppressed[c]

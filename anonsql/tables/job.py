@@ -7,7 +7,11 @@ it, so neither the published table nor its audit is left behind.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from .. import sql
 from ..catalog import Table, find_table, get_table, output_table
@@ -15,7 +19,7 @@ from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from . import verify
-from .cells import TOTAL
+from .cells import TOTAL, Grid
 from .rewrite import PUBLISHED, check_names, publication
 from .rules import primary
 from .spec import Spec
@@ -31,6 +35,7 @@ class TablesReport(Report):
     dims: list[str]
     tables: list[str]
     margins: str
+    hierarchy: dict[str, str]  # dimension -> stored taxonomy whose nodes are its totals
     measure: str | None
     contributor: str | None
     min_count: int
@@ -39,7 +44,7 @@ class TablesReport(Report):
     p_percent: float | None
     protection: float  # percent of the cell value each side (0: width > 0)
     cells: int = 0
-    statuses: dict[str, int] = field(default_factory=dict)  # s safe, u primary, x secondary
+    statuses: dict[str, int] = field(default_factory=dict)  # s safe, u primary, x secondary, z forced
     suppressed_share: float = 0.0  # hidden cells / cells
     suppressed_value_share: float = 0.0  # value of hidden cells / value of all cells
     pinned_primary_only: int = 0  # primaries the attacker recomputes exactly when only they are hidden
@@ -51,15 +56,17 @@ class TablesReport(Report):
 
     def lines(self) -> list[str]:
         s = self.statuses
+        trees = "".join(f", {d} along taxonomy {t!r}" for d, t in self.hierarchy.items())
         head = (f"{self.table} -> {self.out} (audit: {self.audit_table}): {', '.join(self.tables)}, margins "
-                f"{self.margins}" if self.checks else
+                f"{self.margins}{trees}" if self.checks else
                 f"{self.table}: dry run, script written to {self.emitted_sql}; the database is unchanged")
         width = "" if self.smallest_width is None else f"; smallest attacker interval of a primary cell " \
                                                         f"{self.smallest_width:g}"
         return [
             head,
             f"  cells {self.cells:,}: safe (s) {s.get('s', 0):,}, primary (u) {s.get('u', 0):,}, "
-            f"secondary (x) {s.get('x', 0):,}; suppressed {self.suppressed_share:.1%} of the cells, "
+            f"secondary (x) {s.get('x', 0):,}, forced (z) {s.get('z', 0):,}; suppressed "
+            f"{self.suppressed_share:.1%} of the cells, "
             f"{self.suppressed_value_share:.1%} of the value",
             f"  primaries pinned with primary suppression alone {self.pinned_primary_only:,}; secondaries "
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
@@ -96,8 +103,12 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     if old_audit is not None and not replace:
         raise AnonsqlError(f"audit table {old_audit} already exists (use --replace to overwrite it)")
     r = spec.rules
+    trees = set(spec.hierarchy)
+    if any(not trees <= {spec.dims[j] for j in t} for t in spec.tables):
+        raise AnonsqlError("with --hierarchy every linked table must have the taxonomy's dimension(s) "
+                           f"{', '.join(sorted(trees))}")
     report = TablesReport(table=str(source), out=str(target), audit_table=str(audit), dims=spec.dims,
-                          tables=spec.names, margins=spec.margins, measure=spec.measure,
+                          tables=spec.names, margins=spec.margins, hierarchy=dict(spec.hierarchy), measure=spec.measure,
                           contributor=spec.contributor, min_count=r.min_count, zero_unsafe=r.zero_unsafe,
                           dominance=r.dominance, p_percent=r.p_percent, protection=spec.protection.level,
                           emitted_sql=emit_sql)
@@ -108,16 +119,16 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
         reasons = primary(grid, spec.rules)
 
     def label(c: int) -> str:
-        return ", ".join(f"{d}={'Total' if k == TOTAL else labels[j][k]}" for j, (d, k) in
-                         enumerate(zip(spec.dims, grid.codes[c])))
+        return ", ".join(f"{d}={labels[j][k]}" for j, (d, k) in enumerate(zip(spec.dims, grid.codes[c])))
 
     with report.timed("secondary"):
-        outcome = protect(grid, reasons, spec.protection, cube=spec.margins == "cube" and len(spec.tables) == 1,
+        cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
+        outcome = protect(grid, reasons, spec.protection, cube=cube, forced=_forced(spec, grid, labels),
                           bounds_all=bounds, label=label, progress=say)
     report.seconds.update({f"secondary: {k}": v for k, v in outcome.seconds.items()})
-    hidden = outcome.status != "s"
+    hidden = (outcome.status == "u") | (outcome.status == "x")
     report.cells = len(grid.codes)
-    report.statuses = {s: int((outcome.status == s).sum()) for s in "sux"}
+    report.statuses = {s: int((outcome.status == s).sum()) for s in "suxz"}
     report.suppressed_share = float(hidden.mean()) if len(hidden) else 0.0
     total = float(grid.value.sum())
     report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
@@ -130,7 +141,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     replaced_tables = [t.expr for t in (replaced, old_audit) if t is not None]
     if emit_sql:
         save(emit_sql, pub.script(engine.dialect, _title(report), replaced_tables,
-                                  [verify.recount_script(engine.dialect, source.expr, target.expr, spec)]))
+                                  [verify.recount_script(engine.dialect, source, target.expr, spec)]))
     if not execute:
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report
@@ -141,7 +152,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
         with report.timed("verify"):
             written = get_table(engine, target)
             truth = verify.published(engine, report, source, written, spec)
-            result = verify.attack(engine, written, spec.dims)
+            result = verify.attack(engine, written, spec.dims, spec.hierarchy)
             report.smallest_width = verify.protection(report, result, truth, spec.protection.level)
         if not report.ok:
             raise VerificationError(report.checks)
@@ -149,8 +160,33 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     return report
 
 
-def audit(engine: Engine, published: Table) -> AuditReport:
-    """Re-run the attack on a published table (its own rows only): any pinned primary fails."""
+def _forced(spec: Spec, grid: Grid, labels: list[list[Any]]) -> list[int]:
+    """The cells named by --publish (a dimension left out, or labelled as its total, sums it)."""
+    out = []
+    for cell in spec.forced:
+        unknown = sorted(set(cell) - set(spec.dims))
+        if unknown:
+            raise AnonsqlError(f"--publish names {', '.join(unknown)}, not a dimension of the table "
+                               f"({', '.join(spec.dims)})")
+        codes = []
+        for j, d in enumerate(spec.dims):
+            names = [str(v) for v in labels[j]]
+            text = cell.get(d, names[-1])
+            text = names[-1] if text == "Total" and text not in names else text  # a taxonomy's root
+            if text not in names:
+                raise AnonsqlError(f"--publish: {d}={text!r} is not a label of dimension {d}")
+            codes.append(TOTAL if text == names[-1] else names.index(text))
+        at = int(grid.index(np.array([codes]))[0])
+        if at < 0:
+            raise AnonsqlError(f"--publish: {cell} is not a cell of the published table (its margins are "
+                               f"{spec.margins})")
+        out.append(at)
+    return out
+
+
+def audit(engine: Engine, published: Table, hierarchy: Mapping[str, str] | None = None) -> AuditReport:
+    """Re-run the attack on a published table (its own rows, and the stored taxonomies of its
+    `hierarchy` dimensions): any pinned primary fails."""
     missing = [c for c in PUBLISHED if c not in published.column_names]
     if missing:
         raise AnonsqlError(f"{published} is not a published table of 'anonsql tables' (no column "
@@ -158,7 +194,10 @@ def audit(engine: Engine, published: Table) -> AuditReport:
     dims = [c for c in published.column_names if c not in PUBLISHED]
     report = AuditReport(table=str(published), dims=dims, cells=0, primary_cells=0)
     with report.timed("attack"):
-        result = verify.attack(engine, published, dims)
+        unknown = sorted(set(hierarchy or {}) - set(dims))
+        if unknown:
+            raise AnonsqlError(f"--hierarchy names {', '.join(unknown)}, not a dimension of {published}")
+        result = verify.attack(engine, published, dims, hierarchy)
     pinned = result.pinned()
     report.cells, report.primary_cells = result.cells, len(result.intervals)
     report.pinned = [dict(labels=list(i.labels), grouping_id=i.grouping_id, lower=i.lower) for i in pinned]
@@ -175,4 +214,4 @@ def _title(report: TablesReport) -> str:
     return (f"anonsql tables: {report.table} -> {report.out} and {report.audit_table}; {', '.join(report.tables)}, "
             f"margins {report.margins}; {', '.join(rules)}\n"
             "-- primary and secondary cell suppression checked by the attacker's LP (status s safe, u primary, "
-            "x secondary)")
+            "x secondary, z forced)")

@@ -18,12 +18,11 @@ from .. import sql
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..rewrite import Script
-from .cells import TOTAL, Grid
+from .cells import Grid
 from .suppress import Outcome
-from .verify import TOTAL_LABEL
 
-PUBLISHED = ["grouping_id", "value", "status", "lower", "upper"]
-AUDIT = ["grouping_id", "value", "n", "status", "reason", "lower", "upper"]
+PUBLISHED = ["grouping_id", "level", "value", "status", "lower", "upper"]
+AUDIT = ["grouping_id", "level", "value", "n", "status", "reason", "lower", "upper"]
 
 
 def check_names(dims: Sequence[str]) -> None:
@@ -78,17 +77,19 @@ class Publication:
 
 def publication(grid: Grid, labels: Sequence[Sequence[Any]], outcome: Outcome, dims: Sequence[str],
                 out: exp.Table, audit: exp.Table, *, bounds: bool) -> Publication:
-    """One published row and one audit row per cell."""
+    """One published row and one audit row per cell (`labels`: each dimension's labels by code, its
+    total's last)."""
     gid = grid.grouping_id
     published, audited = [], []
     for c, codes in enumerate(grid.codes):
-        names = [TOTAL_LABEL if k == TOTAL else labels[j][k] for j, k in enumerate(codes)]
+        names = [labels[j][k] for j, k in enumerate(codes)]
         status = str(outcome.status[c])
         value = float(grid.value[c])
         lo, hi = (_plain(outcome.lower[c]), _plain(outcome.upper[c]))
-        published.append([*names, int(gid[c]), value if status == "s" else None, status,
+        head = [*names, int(gid[c]), int(grid.level[c])]
+        published.append([*head, value if status in "sz" else None, status,
                           lo if bounds else None, hi if bounds else None])
-        audited.append([*names, int(gid[c]), value, int(grid.freq[c]), status, outcome.reason[c], lo, hi])
+        audited.append([*head, value, int(grid.freq[c]), status, outcome.reason[c], lo, hi])
     return Publication(list(dims), out, audit, published, audited)
 
 

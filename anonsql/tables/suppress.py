@@ -7,11 +7,14 @@
    HiGHS model) must meet the protection; if not, suppress its cheapest hypercube (`cube`) or
    else the cheapest published cell that pins the failing bound, and re-audit that cell.
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
-   is audited until safe, then never again.
+   is audited until safe, then never again (one safe already with primary suppression alone,
+   the baseline audit, is not audited again at all).
 
 Cheapest = an inner cell before a margin (fewer summed dimensions first), a non-empty cell
 before an empty one (an empty secondary protects one side only), then the smaller value,
-then the cell number: the same input always gives the same pattern.
+then the cell number: the same input always gives the same pattern. Forced cells (z) are
+published whatever it costs: never a secondary; a primary that only they could protect is
+an error.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import AnonsqlError
 from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hypercube
@@ -57,7 +61,7 @@ class Protection:
 
 @dataclass
 class Outcome:
-    """The pattern: status per cell (s safe, u primary, x secondary), why, and the attacker's bounds:
+    """The pattern: status per cell (s safe, u primary, x secondary, z forced), why, and the attacker's bounds:
     of every hidden cell at the end with `bounds_all`, else of each primary when it was last
     audited (later suppressions can only widen them)."""
 
@@ -74,9 +78,10 @@ class Outcome:
 
 
 def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *, cube: bool = False,
-            bounds_all: bool = False, label: Callable[[int], str] = str,
+            forced: Sequence[int] = (), bounds_all: bool = False, label: Callable[[int], str] = str,
             progress: Callable[[str], None] | None = None) -> Outcome:
-    """Primary cells (reason not None) plus the secondaries that protect them (see module docstring)."""
+    """Primary cells (reason not None) plus the secondaries that protect them, never a `forced`
+    cell (see module docstring)."""
     say = progress or (lambda _m: None)
     n = len(grid.codes)
     members, finest_cell = grid.members(), grid.finest_cell()
@@ -85,12 +90,17 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
     rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed))] = np.arange(n)
     status = np.array(["u" if r else "s" for r in reasons], dtype="<U1")
     why = [r or "safe" for r in reasons]
+    for c in forced:
+        if status[c] == "u":
+            raise AnonsqlError(f"cell {label(c)} cannot be forced (--publish): it fails a primary rule, {why[c]}")
+        status[c], why[c] = "z", "forced (--publish)"
     primaries = sorted(np.flatnonzero(status == "u").tolist(), key=lambda c: rank[c])
     out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan))
 
     started = time.perf_counter()
     attacker = Attacker(members, finest_cell, grid.value, status == "u")
-    out.pinned_primary_only = sum(_pinned(grid.value[p], attacker.bounds(p)) for p in primaries)
+    audited = {p: attacker.bounds(p) for p in primaries}
+    out.pinned_primary_only = sum(_pinned(grid.value[p], b) for p, b in audited.items())
     out.seconds["primary-only audit"] = time.perf_counter() - started
     say(f"  primary suppression alone: {out.pinned_primary_only} of {len(primaries)} primary cells pinned")
 
@@ -101,6 +111,9 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
 
     def cheapest(target: int, rows: np.ndarray) -> int:
         cells, near = _pins(members, finest_cell, status, target, rows)
+        if not len(cells):
+            raise AnonsqlError(f"primary cell {label(target)} cannot be protected without suppressing a forced "
+                               "cell (--publish): force fewer cells")
         return int(cells[np.lexsort((rank[cells], near))[0]])
 
     started = time.perf_counter()
@@ -110,9 +123,9 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
         if not found:
             break
         for p, rows in found:
-            if not (status[rows] == "s").all():  # already broken by a secondary of this round
+            if _hidden(status[rows]).any():  # already broken by a secondary of this round
                 continue
-            corners = hypercube(grid, p, status != "s", protection.level) if cube else None
+            corners = hypercube(grid, p, _hidden(status), status == "z", protection.level) if cube else None
             for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
                 suppress(cell, "linear", p)
                 out.linear_secondaries += 1
@@ -121,21 +134,25 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
 
     started = time.perf_counter()
     for p in primaries:
-        first = True
-        while any(bad := protection.fails(grid.value[p], (b := attacker.bounds(p)).lower, b.upper)):
+        b, first = audited[p], True
+        if any(protection.fails(grid.value[p], b.lower, b.upper)):
+            b = attacker.bounds(p)  # unsafe with primary suppression alone: audit again after the linear stage
+        while any(bad := protection.fails(grid.value[p], b.lower, b.upper)):
             out.pinned_after_linear += first
             first = False
             rows = np.union1d(b.pin_lower if bad[0] else [], b.pin_upper if bad[1] else []).astype(np.int64)
-            corners = hypercube(grid, p, status != "s", protection.level) if cube else None
+            corners = hypercube(grid, p, _hidden(status), status == "z", protection.level) if cube else None
             for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
                 suppress(cell, "LP", p)
                 out.lp_secondaries += 1
+            b = attacker.bounds(p)
         out.lower[p], out.upper[p] = b.lower, b.upper
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
 
-    for c in np.flatnonzero(status != "s") if bounds_all else []:
-        b = attacker.bounds(int(c))
+    for cell in np.flatnonzero(_hidden(status)) if bounds_all else []:
+        c = int(cell)
+        b = attacker.bounds(c)
         out.lower[c], out.upper[c] = b.lower, b.upper
     return out
 
@@ -144,16 +161,21 @@ def _pinned(value: float, b: Bounds) -> bool:
     return b.upper - b.lower <= 1e-7 * max(1.0, abs(value))
 
 
+def _hidden(status: np.ndarray) -> np.ndarray:
+    """Suppressed cells: primary (u) or secondary (x)."""
+    return (status == "u") | (status == "x")
+
+
 def _free(finest_cell: np.ndarray, status: np.ndarray) -> np.ndarray:
     """Finest cells the attacker does not see."""
-    return (finest_cell < 0) | (status[np.maximum(finest_cell, 0)] != "s")
+    return (finest_cell < 0) | _hidden(status[np.maximum(finest_cell, 0)])
 
 
 def _linear_round(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, inner: np.ndarray,
                   primaries: Sequence[int]) -> list[tuple[int, np.ndarray]]:
     """Each primary that the published totals give back exactly, with its certificate (the totals)."""
     cols = np.flatnonzero(_free(finest_cell, status))
-    rows = np.flatnonzero((status == "s") & ~inner & (members[:, cols].getnnz(axis=1) > 0))
+    rows = np.flatnonzero(~_hidden(status) & ~inner & (members[:, cols].getnnz(axis=1) > 0))
     system = members[rows][:, cols].toarray()
     targets = members[list(primaries)][:, cols].toarray()
     return [(p, rows[cert]) for p, cert in zip(primaries, certificates(system, targets)) if cert is not None]
@@ -161,7 +183,7 @@ def _linear_round(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.nd
 
 def _pins(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, target: int,
           rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The published cells whose suppression breaks a certificate of `target`: its totals `rows`
+    """The published, unforced cells whose suppression breaks a certificate of `target`: its totals `rows`
     and the published finest cells inside them or inside the target; each with the size of the
     smallest certificate total it comes from (the target's own size for its members), so a
     secondary is sought near the primary before it is sought in a grand total."""

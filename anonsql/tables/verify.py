@@ -3,32 +3,33 @@
 * every published value equals its recount from the source rows (sql/tables/recount.sql);
 * no published cell fails a primary rule, re-checked on the source rows (published_rules.sql);
 * the attacker's LP, rebuilt from the published table ALONE (its labels, grouping ids and
-  values; published_cells.sql), bounds every primary cell no tighter than the protection
-  asks, the true values coming from the SQL recount.
+  values; published_cells.sql) and the stored taxonomies of its --hierarchy dimensions (a
+  node's label stands for the sum of the taxonomy's leaves under it), bounds every primary
+  cell no tighter than the protection asks, the true values coming from the SQL recount.
 
 `attack` is also the `tables audit` command: the attack on any published table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 from sqlglot import exp
 
 from .. import sql
 from ..catalog import Table
 from ..engine import Engine
+from ..errors import AnonsqlError
+from ..protect.stats import read_taxonomies
+from ..protect.taxonomy import Taxonomy
 from ..report import Report
 from .attack import load_highs, new_model
 from .spec import Spec
-from .stats import measure_expr, sets_expr
-
-TOTAL_LABEL = "Total"
+from .stats import measure_expr, sets_expr, source_expr
 
 
 @dataclass
@@ -57,64 +58,99 @@ class Attack:
         return [i for i in self.intervals if i.width <= tol * max(1.0, abs(i.lower))]
 
 
-def attack(engine: Engine, out: Table, dims: Sequence[str], statuses: str = "u") -> Attack:
+def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[str, str] | None = None,
+           statuses: str = "u") -> Attack:
     """min and max of every hidden cell whose status is in `statuses`, given only the published
-    rows: unknowns are the finest cells not published (>= 0), each published total an equation."""
+    rows and the taxonomies of `hierarchy` (dimension -> stored taxonomy): unknowns are the
+    finest cells not published (>= 0), each published total an equation."""
     text, params = sql.render("tables/published_cells", engine.dialect, out=out.expr, label=sql.columns(dims))
     rows = engine.fetch_all(text, params)
     n = len(dims)
-    fixed = [[not (int(r[n]) >> (n - 1 - j)) & 1 for j in range(n)] for r in rows]
-    domains = [sorted({r[j] for r, f in zip(rows, fixed) if f[j]}, key=lambda v: (v is None, str(v))) for j in range(n)]
-    pos = [{v: i for i, v in enumerate(dom)} for dom in domains]
-    sizes = [len(dom) for dom in domains]
+    if hierarchy is None and any(int(r[n + 1] or 0) for r in rows):
+        raise AnonsqlError(f"{out} has taxonomy totals (level > 0): name them as when it was published, "
+                           "--hierarchy DIM=TAXONOMY,...")
+    trees = read_taxonomies(engine, dict(hierarchy or {}))
+    sizes, spans = zip(*[_spans(rows, j, n, trees.get(d)) for j, d in enumerate(dims)]) if n else ((), ())
     strides = [int(np.prod(sizes[j + 1:], dtype=np.int64)) for j in range(n)]
     finest = int(np.prod(sizes, dtype=np.int64))
     idx_rows, idx_cols = [], []
-    for i, (r, f) in enumerate(zip(rows, fixed)):
+    for i in range(len(rows)):
         span = np.zeros(1, np.int64)
         for j in range(n):
-            step = np.array([pos[j][r[j]] * strides[j]]) if f[j] else np.arange(sizes[j]) * strides[j]
-            span = (span[:, None] + step[None, :]).ravel()
+            span = (span[:, None] + spans[j][i][None, :] * strides[j]).ravel()
         idx_rows.append(np.full(len(span), i))
         idx_cols.append(span)
     m = sp.csr_matrix((np.ones(sum(map(len, idx_cols))), (np.concatenate(idx_rows), np.concatenate(idx_cols))),
                       shape=(len(rows), finest))
-    value = np.array([np.nan if r[n + 1] is None else float(r[n + 1]) for r in rows])
-    known_cell = np.array([all(f) and not np.isnan(v) for f, v in zip(fixed, value)])
+    value = np.array([np.nan if r[n + 2] is None else float(r[n + 2]) for r in rows])
+    known_cell = (np.diff(m.indptr) == 1) & ~np.isnan(value)  # a published cell of one finest cell
     known = np.zeros(finest)
     unknown = np.ones(finest, bool)
-    slots = m.indices[m.indptr[:-1][known_cell]]  # a finest cell's own row has one member
+    slots = m.indices[m.indptr[:-1][known_cell]]
     known[slots], unknown[slots] = value[known_cell], False
     eq = np.flatnonzero(~known_cell & ~np.isnan(value))
     cols = np.flatnonzero(unknown)
     a = m[eq][:, cols].tocsr()
     rhs = value[eq] - m[eq] @ known
-    n_comp, comp = _components(a)
+    comp = _components(a)
     result = Attack(cells=len(rows))
-    targets = [i for i, r in enumerate(rows) if r[n + 2] in statuses and np.isnan(value[i])]
-    solver = _Solver(a, rhs, comp, n_comp)
+    targets = [i for i, r in enumerate(rows) if r[n + 3] in statuses and np.isnan(value[i])]
+    solver = _Solver(a, rhs, comp)
     for i in targets:
         mine = m.indices[m.indptr[i]:m.indptr[i + 1]]
         base = float(known[mine].sum())
         local = np.searchsorted(cols, mine[unknown[mine]])
         lo, hi = solver.bounds(local)
-        result.intervals.append(Interval(tuple(rows[i][:n]), int(rows[i][n]), rows[i][n + 2], base + lo, base + hi))
+        result.intervals.append(Interval(tuple(rows[i][:n]), int(rows[i][n]), rows[i][n + 3], base + lo, base + hi))
     return result
 
 
-def _components(a: sp.csr_matrix) -> tuple[int, np.ndarray]:
-    """Connected parts of the unknowns: two unknowns meet when an equation holds both."""
+def _spans(rows: Sequence[Sequence[Any]], j: int, n: int, tree: Taxonomy | None) -> tuple[int, list[np.ndarray]]:
+    """Dimension j of the published rows: its number of finest values and, per row, the positions
+    of the finest values its label covers (a taxonomy node: the leaves under it; a Total, by its
+    grouping id's bit: all; else its own)."""
+    if tree is not None:
+        leaves = [i for i in range(len(tree)) if not tree.children[i]]
+        pos = {node: k for k, node in enumerate(leaves)}
+        cover = {}
+        for label in {r[j] for r in rows}:
+            if tree.find(label) is None:
+                raise AnonsqlError(f"published label {label!r} is not a node of taxonomy {tree.name!r}")
+            cover[label] = np.array([pos[leaf] for leaf in tree.leaves_under(tree.index(label))], np.int64)
+        return len(leaves), [cover[r[j]] for r in rows]
+    fixed = [not (int(r[n]) >> (n - 1 - j)) & 1 for r in rows]
+    domain = sorted({r[j] for r, f in zip(rows, fixed) if f}, key=lambda v: (v is None, str(v)))
+    place = {v: i for i, v in enumerate(domain)}
+    everything = np.arange(len(domain), dtype=np.int64)
+    return len(domain), [np.array([place[r[j]]], np.int64) if f else everything for r, f in zip(rows, fixed)]
+
+
+def _components(a: sp.csr_matrix) -> np.ndarray:
+    """The connected part of each unknown: two unknowns meet when an equation holds both (the
+    smallest unknown reachable, by label propagation with pointer jumping; no scipy.sparse.csgraph,
+    whose import alone outlasts the propagation on tables of this size).
+
+    >>> _components(sp.csr_matrix(np.array([[1, 1, 0, 0], [0, 0, 1, 1], [0, 1, 0, 0]]))).tolist()
+    [0, 0, 1, 1]
+    """
     k = a.shape[1]
-    if k == 0:
-        return 0, np.zeros(0, np.int64)
-    link = (a.T @ a).tocsr() if a.shape[0] else sp.csr_matrix((k, k))
-    return connected_components(link, directed=False)
+    coo = a.tocoo()
+    label = np.arange(k)
+    while True:
+        least = np.full(a.shape[0], k)
+        np.minimum.at(least, coo.row, label[coo.col])
+        new = label.copy()
+        np.minimum.at(new, coo.col, least[coo.row])
+        new = new[new]
+        if (new == label).all():
+            return np.unique(label, return_inverse=True)[1].reshape(-1)
+        label = new
 
 
 class _Solver:
     """One small HiGHS model per connected part, built when a target first needs it."""
 
-    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, comp: np.ndarray, n_comp: int):
+    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, comp: np.ndarray):
         self.hs = load_highs()
         self.a, self.rhs, self.comp = a.tocsc(), rhs, comp
         self.models: dict[int, tuple[Any, np.ndarray]] = {}
@@ -159,15 +195,15 @@ class _Solver:
         return lo, hi
 
 
-def bindings(source: exp.Table, out: exp.Table, spec: Spec) -> dict[str, Any]:
+def bindings(source: Table, out: exp.Table, spec: Spec) -> dict[str, Any]:
     """The names the recount and rule queries bind (cells keyed by grouping id and labels)."""
     cols = sql.columns(spec.dims)
-    return dict(src=source, out=out, measure=measure_expr(spec), label=sql.columns(spec.dims),
+    return dict(src=source_expr(source, spec), out=out, measure=measure_expr(spec), label=sql.columns(spec.dims),
                 gid=exp.Grouping(expressions=[c.copy() for c in cols]),
                 key=sql.group_key([sql.fragment("tables/label", dim=c) for c in cols]), out_key=sql.group_key(cols))
 
 
-def recount_script(dialect: str, source: exp.Table, out: exp.Table, spec: Spec) -> tuple[str, str]:
+def recount_script(dialect: str, source: Table, out: exp.Table, spec: Spec) -> tuple[str, str]:
     """The recount as a check of the --emit-sql script."""
     return ("every row: value IS NULL or value = total (the recount from the source rows)",
             sql.readable("tables/recount", dialect, sets=sets_expr(sql.columns(spec.dims), spec.sets),
@@ -178,7 +214,7 @@ def published(engine: Engine, report: Report, source: Table, out: Table, spec: S
     """Record the recount and rule checks of the written table; returns the recounted (true) value
     of every hidden cell by (labels, grouping id)."""
     d, cols = engine.dialect, sql.columns(spec.dims)
-    binds = bindings(source.expr, out.expr, spec)
+    binds = bindings(source, out.expr, spec)
     rows = engine.fetch_all(*sql.render("tables/recount", d, sets=sets_expr(cols, spec.sets), **binds))
     n = len(spec.dims)
     wrong = [r for r in rows if r[n + 2] is not None and abs(float(r[n + 2]) - float(r[n + 4] or 0))
