@@ -22,6 +22,7 @@ def test_wheel_contains_sql_and_fixtures(tmp_path):
             "anonsql/_fixtures/breast_cancer_wisconsin.csv.gz"} <= names
     assert {"anonsql/cli/app.py", "anonsql/engine/duckdb.py", "anonsql/evaluate/job.py", "anonsql/kanon/job.py",
             "anonsql/nbc/job.py", "anonsql/features/job.py", "anonsql/protect/job.py", "anonsql/data/loading.py",
+            "anonsql/tables/job.py", "anonsql/release/job.py", "anonsql/engine/spark.py",
             "anonsql/kanon/_core.c", "anonsql/kanon/fast.py"} <= names
     assert not any("pgserver" in n for n in names), "the throwaway test server is not shipped"
     assert any(n.startswith("anonsql/kanon/_core.") and n.endswith(".so") for n in names)

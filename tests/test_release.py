@@ -10,12 +10,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 import anonsql
 from anonsql import api
 from anonsql.catalog import find_table, get_table
 from anonsql.cli import main
 from anonsql.errors import AnonsqlError, VerificationError
-from anonsql.release import html, spec as spec_mod
+from anonsql.release import html
+from anonsql.release import spec as spec_mod
 from tests.conftest import table_rows
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "release" / "adult.toml"
@@ -61,6 +63,8 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
     script = (out / "release.sql").read_text()
     assert script.count("BEGIN;") == 1 and script.count("COMMIT;") == 1 and "-- ===== step 4: tables" in script
+    bin_part = script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
+    assert "CREATE TABLE" in bin_part and "[10,20)" not in bin_part  # width bins: a formula, no cut points
     page = (out / "report.html").read_text()
     assert "data:image/png;base64," in page and 'class="gates"' in page and "adult_sex_race" in page
 
@@ -132,6 +136,8 @@ def test_small_release_drops_identifiers(engine, people, tmp_path):
     report = anonsql.release_run(_spec(tmp_path), engine)
     assert report.ok
     assert "name" not in get_table(engine, "people_k2").column_names
+    script = (tmp_path / "out" / "release.sql").read_text()
+    assert "CREATE TABLE" in script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
     assert (tmp_path / "out" / "manifest.json").exists()
 
 

@@ -1,4 +1,5 @@
-"""Declarative releases: a TOML spec of steps and gates, run all or nothing, with a manifest, one SQL script and an HTML report."""
+"""Declarative releases (no paper: the project's own): a TOML spec of steps and gates, run all or
+nothing, recorded as a manifest, one SQL script and an HTML report."""
 
 from .job import ReleaseReport, ReleaseVerifyReport
 from .plan import PlanReport

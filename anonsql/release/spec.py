@@ -105,7 +105,6 @@ class Step:
     out: str
     input: str | None  # None: the latest row-level table (the source before any)
     options: dict[str, Any]
-    line: int
 
     @property
     def label(self) -> str:
@@ -212,7 +211,7 @@ def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
     options = {k: v for k, v in raw.items() if k not in _STEP_COMMON}
     if "key_file" in options:  # files are named relative to the spec
         options["key_file"] = str(folder / options["key_file"])
-    return Step(index + 1, kind, raw["out"], raw.get("input"), options, where.line("steps", index, None))
+    return Step(index + 1, kind, raw["out"], raw.get("input"), options)
 
 
 class _Where:
@@ -224,7 +223,9 @@ class _Where:
         self.lines, self.path = text.splitlines(), path
 
     def line(self, section: str | None, index: int | None, key: str | None) -> int:
-        current, counts, at = None, {}, -1
+        current: str | None = None
+        counts: dict[str, int] = {}
+        at = -1
         for no, line in enumerate(self.lines, 1):
             m = self._HEADER.match(line)
             if m:

@@ -4,6 +4,7 @@ the release's own drop step get their script from the statements they actually e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from .spec import names
 
 #: Statements worth putting in a script (reads and catalog look-ups are left out).
 _WRITES = ("CREATE", "INSERT", "UPDATE", "DELETE", "DROP", "ALTER")
+_LEADING_COMMENTS = re.compile(r"^\s*(/\*.*?\*/\s*)*", re.S)
 
 
 @dataclass(kw_only=True)
@@ -43,7 +45,7 @@ class Recorder:
         self.statements: list[str] = []
 
     def execute(self, text: str, params: Mapping[str, Any] | None = None) -> None:
-        if text.lstrip().upper().startswith(_WRITES):
+        if _LEADING_COMMENTS.sub("", text).upper().startswith(_WRITES):
             if params:  # scripts show values as literals: this step's SQL is only shown as run
                 text += f" /* parameters: {dict(params)} */"
             self.statements.append(text)
@@ -56,7 +58,7 @@ class Recorder:
         s = Script(self._engine.dialect, title)
         for text in self.statements:
             pretty = sqlglot.transpile(text, read=self._engine.dialect, write=self._engine.dialect, pretty=True)[0]
-            s.step("as executed", pretty)
+            s.step("as executed (this job writes no --emit-sql script of its own)", pretty)
         return s.text()
 
 
@@ -68,16 +70,16 @@ def run_step(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: 
     if step.kind in ("drop", "bin"):
         rec = Recorder(engine)
         if step.kind == "drop":
-            report: Report = _drop(rec, step.input, names(o["columns"]), out, replace)  # type: ignore[arg-type]
+            report: Report = _drop(rec, step.input, names(o["columns"]), out, replace)
         else:
-            report = api.bin_columns(rec, step.input, [f"{c}={r}" for c, r in o["columns"].items()],  # type: ignore[arg-type]
+            report = api.bin_columns(rec, step.input, [f"{c}={r}" for c, r in o["columns"].items()],
                                      out, replace=replace)
         return report, rec.script(title)
     cls = o.get("class", class_column)
     if cls is None and step.kind in ("kanon", "nbc"):
         raise AnonsqlError(f"step {step.number} ({step.kind}) needs class = ... (or [source] class)")
     if step.kind == "kanon":
-        report = api.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],  # type: ignore[arg-type]
+        report = api.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],
                                  cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0, out=out,
                                  replace=replace, emit_sql=emit, progress=progress, drop=o.get("drop"),
                                  pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"))

@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import api, sql
 from ..catalog import Table, get_table
-from ..data import risk
+from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress, Report
@@ -29,9 +29,9 @@ class Side:
     table: str
     rows: int
     class_sizes: list[tuple[int, int]]  # (|E|, classes of that size)
-    risk: risk.Reidentification
+    risk: Reidentification
     null_cells: dict[str, int]  # per quasi-identifier
-    sensitive: list[risk.Diversity] = field(default_factory=list)
+    sensitive: list[Diversity] = field(default_factory=list)
 
 
 @dataclass
@@ -49,9 +49,9 @@ class Proof:
 def _side(engine: Engine, table: Table, qi: Sequence[str], sensitive: dict[str, tuple[int | None, float | None]],
           threshold: float) -> Side:
     sizes = class_sizes(engine, table, qi)
-    return Side(str(table), sum(s * c for s, c in sizes), sizes, risk.reidentification(engine, table, qi, threshold),
+    return Side(str(table), sum(s * c for s, c in sizes), sizes, reidentification(engine, table, qi, threshold),
                 null_cells(engine, table, qi),
-                [risk.diversity(engine, table, qi, col, l_required=lt[0], t_allowed=lt[1])
+                [diversity(engine, table, qi, col, l_required=lt[0], t_allowed=lt[1])
                  for col, lt in sensitive.items()])
 
 
@@ -62,7 +62,7 @@ def prove_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport,
     after_tab, base_tab = get_table(engine, plan.gate_table), get_table(engine, plan.baseline)
     wanted = dict.fromkeys([*spec.source.sensitive, *g.l_diversity, *g.t_closeness])
     sensitive = {after_tab.column(c).name: (g.l_diversity.get(c), g.t_closeness.get(c)) for c in wanted}
-    threshold = g.max_risk if g.max_risk is not None else risk.RISK_THRESHOLD
+    threshold = g.max_risk if g.max_risk is not None else RISK_THRESHOLD
     before = _side(engine, base_tab, qi, {c: (None, None) for c in sensitive}, threshold)
     after = _side(engine, after_tab, qi, sensitive, threshold)
     added = {c: max(0, after.null_cells[c] - before.null_cells[c]) for c in qi}
@@ -139,7 +139,7 @@ def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) 
             found: Report = k_anonymity(engine, get_table(engine, step.outputs[0]), names(o.get("qi")) or plan.qi,
                                         o["k"], show=0)
         elif step.kind == "nbc":
-            found = api.nbc_verify(engine, step.input, o.get("class", plan.class_column),
+            found = api.nbc_verify(engine, step.input, str(o.get("class", plan.class_column)),
                                    names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
                                    precedence=o.get("precedence"))
         elif step.kind == "tables":
