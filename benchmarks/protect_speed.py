@@ -33,7 +33,7 @@ from anonsql.protect import deletion, enhanced, generalization  # noqa: E402
 MODULES = ["naive_bayes", "id3", "deletion", "enhanced", "taxonomy", "partial_counts", "generalization", "suppress"]
 METHODS = ["decp", "incp", "dropp", "hid3", "hid3+dropp"]
 METHODS_G = ["decp-g", "incp-g", "dropp-g", "hid3-g"]
-TARGET_MS = {"hid3": 5.0}  # the issue's targets: <= 1 ms, HID3 <= 5 ms
+TARGET_MS = {"hid3": 5.0, "hid3-g": 5.0}  # the issue's targets: <= 1 ms, HID3 and HID3-G <= 5 ms
 
 
 #: The last commit before issue 16's changes to anonsql/protect: "today's implementation".
