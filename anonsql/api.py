@@ -260,7 +260,9 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
             out: str | None = None, in_place: bool = False, replace: bool = False,
             delete_rows: bool = False, taxonomies: dict[str, str] | str | None = None,
             emit_sql: str | None = None, execute: bool = True,
-            progress: Callable[[str], None] | None = None) -> ProtectReport:
+            progress: Callable[[str], None] | None = None, drop: Sequence[str] | str | None = None,
+            pseudonymize: Sequence[str] | str | None = None, key_file: str | None = None,
+            show_values: bool = False) -> ProtectReport:
     """Hide confidential cells so that naive Bayes / ID3 no longer predict them (Hintoglu 2011).
 
     Cells are `target` in the rows whose `key` is in `rows`, or the (key, column) pairs of
@@ -271,7 +273,10 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     e-dropp-g) take `taxonomies`, column -> stored taxonomy name (or 'attr=name,...'), the
     target's at least. `emit_sql` also writes the run as a script; `execute=False` only writes it.
     The random next best guess is drawn among every admissible value (the thesis, Section 3.4);
-    `top_k` (>= 2) bounds it to the k most probable values instead.
+    `top_k` (>= 2) bounds it to the k most probable values instead. `drop` removes direct
+    identifiers from the output, `pseudonymize` replaces them by HMAC-SHA256 pseudonyms keyed by
+    `key_file` (or $ANONSQL_PSEUDONYM_KEY), as k_anonymize does; neither may name the key or a
+    target. The summary prints hidden cells' original values only with `show_values`.
     """
     validate.choice("method", method, _protect.METHODS)
     top_k = None if top_k is None else validate.integer(top_k, "top_k", minimum=2)
@@ -280,13 +285,22 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     validate.output_file(emit_sql, "--emit-sql")
     if isinstance(cells, str):
         cells = _protect.read_cells_csv(cells)
+    pseudo = validate.names(pseudonymize)
+    if key_file and not pseudo:
+        raise AnonsqlError("--key-file is the key of --pseudonymize, which names no column")
+    pseudonym_key = identifiers.read_key(key_file) if pseudo else None
     with _open(db) as engine:
-        return _protect.protect_table(engine, table, key, method=method, target=target,
-                                      rows=None if rows is None else validate.names(rows), cells=cells,
-                                      attrs=validate.names(attrs) or None, top_k=top_k, seed=seed, out=out,
-                                      in_place=in_place, replace=replace, delete_rows=delete_rows,
-                                      taxonomies=taxonomies, emit_sql=emit_sql, execute=execute,
-                                      progress=progress)
+        if pseudo:
+            identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
+        report = _protect.protect_table(engine, table, key, method=method, target=target,
+                                        rows=None if rows is None else validate.names(rows), cells=cells,
+                                        attrs=validate.names(attrs) or None, top_k=top_k, seed=seed, out=out,
+                                        in_place=in_place, replace=replace, delete_rows=delete_rows,
+                                        taxonomies=taxonomies, emit_sql=emit_sql, execute=execute,
+                                        progress=progress, drop=validate.names(drop), pseudonymize=pseudo,
+                                        pseudonym_key=pseudonym_key)
+    report.show_values = show_values
+    return report
 
 
 def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column: str | None = None,
@@ -310,8 +324,9 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
                     progress: Callable[[str], None] | None = None) -> FeaturesReport:
     """Publish the columns `attrs` (default: all but key and class) of a 0/1 table that keep the
     class signal under k-anonymity by containment (Zhang et al. 2017): a table (a view with
-    `view`, which a later change of the base table voids: warned) re-checked by SQL to have AC >= k. `items` names a long (key, item) table whose rows' class
-    is in `table`. `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
+    `view`, which a later change of the base table voids: warned) re-checked by SQL to have
+    AC >= k. `items` names a long (key, item) table whose rows' class is in `table`.
+    `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
     k = validate.k(k)
     validate.choice("method", method, _features.METHODS)
     validate.choice("privacy model", privacy, _features.PRIVACY)

@@ -150,3 +150,21 @@ def check_columns(table: Table, quasi: Sequence[str], drop: Sequence[str], pseud
     if len(dropped) == len(table.column_names):
         raise AnonsqlError("--drop would remove every column")
     return dropped, pseudo
+
+
+def verify(engine: Engine, report: Report, out: Table, *, source: Table | None, drop: Sequence[str],
+                pseudonymize: Sequence[str]) -> None:
+    """--drop: the columns are gone from the output; --pseudonymize with a copy: no value of the
+    source's column is left in the output's (sql/common/values_shared.sql)."""
+    if drop:
+        left = [c for c in drop if c in out.column_names]
+        report.check("dropped columns gone", not left, "common/table_columns",
+                     "" if not left else "still there: " + ", ".join(left))
+    if pseudonymize and source is not None:
+        kept = 0
+        for name in pseudonymize:
+            text, params = sql.render("common/values_shared", engine.dialect, a=source.expr, b=out.expr,
+                                      col=sql.column(name))
+            kept += int(engine.fetch_all(text, params)[0][0])
+        report.check("no original value left in the pseudonymized columns", kept == 0, "common/values_shared",
+                     "" if kept == 0 else f"{kept} original values left")

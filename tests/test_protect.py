@@ -608,3 +608,134 @@ def test_count_tables_follow_hide_and_revert():
         assert all(p.above(cell, v, w) == (s[v] > s[w]) for v in range(3) for w in range(3))
     p.revert(changes, 2)
     assert p.scores(cell) == class_scores(p.X, 0, t, preds[t], 3)
+
+
+# --- issue 14: direct identifiers, --show-values, --cells with a header ------------------------
+
+SECRET = "0123456789abcdef-protect-test-key"
+PEOPLE = dict(TABLE_1_2, name=[f"person {i}" for i in range(1, 10)], ssn=[f"{i:03d}-55-{i:04d}" for i in range(1, 10)])
+
+
+def _hmac(value) -> str:
+    import hashlib
+    import hmac
+    return hmac.new(SECRET.encode(), str(value).encode(), hashlib.sha256).hexdigest()
+
+
+def test_identifier_warning_names_unique_columns_and_notes_the_key(engine, make_table):
+    make_table("records", PEOPLE)
+    r = symptoms_only(engine, rows=["2"], method="dropp", out="pub")
+    warned = [n for n in r.notes if "names a row on its own" in n]
+    assert [n.split("'")[1] for n in warned] == ["name", "ssn"]  # the key is not warned about as such...
+    assert any(n.startswith("column 'id' is the row key: it identifies every row of pub by design")
+               for n in r.notes)  # ...but noted: protect keeps it by design
+    make_table("plain", TABLE_1_2)
+    r = protect_table(engine, "plain", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub2")
+    assert not [n for n in r.notes if "names a row on its own" in n]
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_drop_and_pseudonymize_direct_identifiers(engine, make_table, monkeypatch, in_place):
+    from anonsql.catalog import get_table
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", SECRET)
+    make_table("records", PEOPLE)
+    r = protect_table(engine, "records", "id", target="diagnosis", rows=["2"], method="dropp", drop="name",
+                      pseudonymize=["SSN"], in_place=in_place, out=None if in_place else "pub")
+    out = "records" if in_place else "pub"
+    assert r.ok and r.dropped == ["name"] and r.pseudonymized == ["ssn"]
+    assert "name" not in r.attrs["diagnosis"] and "ssn" in r.attrs["diagnosis"]  # a dropped column is read by none
+    names = [c.name for c in r.checks]
+    assert "dropped columns gone" in names
+    assert ("no original value left in the pseudonymized columns" in names) == (not in_place)
+    assert get_table(engine, out).column_names == ["id", *[c for c in TABLE_1_2 if c != "id"], "ssn"]
+    rows = {row[0]: row for row in table_rows(engine, out)}
+    assert {k: row[-1] for k, row in rows.items()} == {k: _hmac(s) for k, s in zip(PEOPLE["id"], PEOPLE["ssn"])}
+    assert rows[2][7] is None  # Bob's diagnosis is hidden
+    assert not [n for n in r.notes if "names a row on its own" in n]  # nothing left to warn about
+    summary = r.summary()
+    assert "dropped direct identifiers: name" in summary and "pseudonymized (keyed HMAC-SHA256): ssn" in summary
+    assert SECRET not in summary + r.to_json()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(drop="id"), r"column 'id' is the row key \(--key\): it cannot be dropped or pseudonymized"),
+    (dict(pseudonymize="id"), r"column 'id' is the row key \(--key\): it cannot be dropped or pseudonymized"),
+    (dict(drop="diagnosis"), "column 'diagnosis' is a confidential target: it cannot be dropped or pseudonymized"),
+    (dict(pseudonymize="Diagnosis"), "column 'diagnosis' is a confidential target: it cannot be dropped"),
+    (dict(drop="chest_pain", attrs=SYMPTOMS), "column 'chest_pain' is an attribute the classifiers read"),
+    (dict(drop="name", pseudonymize="name"), "listed in both --drop and --pseudonymize"),
+    (dict(drop="nope"), "unknown column 'nope'"),
+    (dict(key_file="k.txt"), "--key-file is the key of --pseudonymize"),
+])
+def test_identifier_options_refuse_bad_columns(engine, make_table, monkeypatch, kwargs, message):
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", SECRET)
+    make_table("records", PEOPLE)
+    before = table_rows(engine, "records")
+    with pytest.raises(AnonsqlError, match=message):
+        protect_table(engine, "records", "id", target="diagnosis", rows=["2"], out="o", **kwargs)
+    monkeypatch.delenv("ANONSQL_PSEUDONYM_KEY")
+    with pytest.raises(AnonsqlError, match="--pseudonymize needs a secret key"):
+        protect_table(engine, "records", "id", target="diagnosis", rows=["2"], out="o", pseudonymize="ssn")
+    assert table_rows(engine, "records") == before
+    for name in ("o", "o_changes"):
+        with pytest.raises(AnonsqlError, match="table not found"):
+            table_rows_or_error(engine, name)
+
+
+def test_emitted_script_drops_and_pseudonymizes_without_the_key(engine, make_table, tmp_path, monkeypatch):
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", SECRET)
+    make_table("records", PEOPLE)
+    script = tmp_path / "run.sql"
+    protect_table(engine, "records", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub",
+                  drop="name", pseudonymize="ssn", emit_sql=str(script), execute=False)
+    text = script.read_text()
+    body, checks = text.split("-- Verification:")
+    assert "drop the direct identifier name (sql/common/drop_column.sql)" in body
+    assert "the key is NOT in this script" in body and SECRET not in text
+
+
+def test_cli_show_values_and_identifiers(db, engine, make_table, tmp_path, capsys):
+    import json
+
+    from anonsql.cli import main
+    make_table("records", PEOPLE)
+    key = tmp_path / "key.txt"
+    key.write_text(SECRET + "\n")
+    base = ["protect", "--db", db, "--table", "records", "--key", "id", "--target", "diagnosis", "--rows", "2",
+            "--attrs", ",".join(SYMPTOMS)]
+    reports = []
+    for n, extra in enumerate([[], ["--show-values"]]):
+        reports.append(tmp_path / f"r{n}.json")
+        assert main([*base, "--out", f"pub{n}", "--report", str(reports[-1]), *extra]) == 0
+        out = capsys.readouterr().out
+        if extra:  # asked: the hidden cell's original value is printed
+            assert f"id = 2, diagnosis: suppressed (original value {AP!r})" in out
+            assert "original values not shown" not in out
+        else:  # the summary never prints a confidential value unless asked
+            assert AP not in out and "original values not shown (--show-values prints them" in out
+        assert "column 'name' is unique" in out and "column 'id' is the row key" in out
+    a, b = (json.loads(p.read_text()) for p in reports)
+    for d in (a, b):
+        d.pop("seconds"), d.pop("out"), d.pop("changes_table"), d.pop("notes")
+    assert a == b and "show_values" not in a  # the JSON report is the same with or without --show-values
+    assert {(c["key"], c["column_name"], c["old_value"]) for c in a["changes"]} >= {(2, "diagnosis", AP)}
+    assert main([*base, "--out", "pub2", "--drop", "name", "--pseudonymize", "ssn", "--key-file", str(key)]) == 0
+    out = capsys.readouterr().out
+    assert "dropped direct identifiers: name" in out and SECRET not in out
+    assert main([*base, "--out", "pub3", "--drop", "diagnosis"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["anonsql protect: error: column 'diagnosis' is a confidential target: it cannot be dropped "
+                   "or pseudonymized"]
+
+
+def test_cli_cells_csv_with_header(db, engine, make_table, tmp_path, capsys):
+    from anonsql.cli import main
+    make_table("records", TABLE_1_2)
+    cells = tmp_path / "cells.csv"
+    cells.write_text("key,column\n2,diagnosis\n7,chest_pain\n")
+    assert main(["protect", "--db", db, "--table", "records", "--key", "id", "--cells", str(cells),
+                 "--out", "pub", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "id = 2, diagnosis:" in out and "id = 7, chest_pain:" in out
+    rows = {row[0]: row for row in table_rows(engine, "pub")}
+    assert rows[2][7] is None and rows[7][5] is None

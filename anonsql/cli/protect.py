@@ -13,6 +13,13 @@ _EPILOG = (
     "\b\nmethods: decp, incp, dropp, e-decp, e-dropp (naive Bayes); hid3 (ID3); hid3+decp, hid3+incp,\n"
     "  hid3+dropp (both); nrd (delete the tuple, the thesis's baseline); generalizing, with\n"
     "  --taxonomy: decp-g, incp-g, dropp-g, hid3-g, e-decp-g, e-dropp-g.\n\n"
+    "\b\ndirect identifiers: every run warns about a column other than --key that is (nearly) unique\n"
+    "  in the output; --drop removes such columns, --pseudonymize replaces their values by keyed\n"
+    "  HMAC-SHA256 pseudonyms (key from --key-file or $ANONSQL_PSEUDONYM_KEY, never stored or printed).\n"
+    "  The key itself identifies every row by design (the changes table names cells by it): publish\n"
+    "  a surrogate key if it is a direct identifier. Neither the key nor a target can be dropped.\n\n"
+    "\b\nthe summary never prints a confidential value; --show-values prints the hidden cells'\n"
+    "  original values (the JSON report and <out>_changes hold them always: keep them private).\n\n"
     "\b\nexample: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
     "--rows 2,7 --method dropp --out records_pub"
 )
@@ -40,12 +47,20 @@ _EPILOG = (
               "(default: keep them with every cell but the key NULL)")
 @click.option("--taxonomy", metavar="ATTR=NAME,...", help="generalization methods: the stored taxonomy of "
               "each column to generalize along, the target's at least (see 'anonsql taxonomy load')")
+@click.option("--drop", metavar="COLUMNS", help="comma-separated direct identifiers to remove from the output")
+@click.option("--pseudonymize", metavar="COLUMNS",
+              help="comma-separated direct identifiers to replace by keyed HMAC-SHA256 pseudonyms (hex)")
+@click.option("--key-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="file holding the pseudonymization key (default: $ANONSQL_PSEUDONYM_KEY)")
+@click.option("--show-values", is_flag=True, help="print the hidden cells' original values in the summary "
+              "(confidential: off by default)")
 @options.emit_sql
 @options.report
 @options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
             cells: str | None, method: str, attrs: str | None, top_k: int | None, seed: int, out: str | None,
-            in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, emit_sql: str | None,
+            in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, drop: str | None,
+            pseudonymize: str | None, key_file: str | None, show_values: bool, emit_sql: str | None,
             dry_run: bool, report_file: str | None, quiet: bool) -> int:
     """Hide confidential cells so that classifiers cannot predict them (Hintoglu 2011).
 
@@ -59,7 +74,8 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
     result = api.protect_table(db, table, key, method=method, target=target, rows=rows, cells=cells,
                                attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
                                delete_rows=delete_rows, taxonomies=taxonomy, emit_sql=emit_sql,
-                               execute=options.execute(dry_run, emit_sql), progress=options.progress(quiet))
+                               execute=options.execute(dry_run, emit_sql), progress=options.progress(quiet),
+                               drop=drop, pseudonymize=pseudonymize, key_file=key_file, show_values=show_values)
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

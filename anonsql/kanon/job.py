@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from dataclasses import replace as replace_dc
 
 import numpy as np
 import pandas as pd
 
 from .. import identifiers, sql
-from ..catalog import Column, Table, drop_table, find_table, get_table, output_table
+from ..catalog import Column, Table, find_table, get_table, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -157,28 +158,28 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report
 
-    with engine.transaction():
+    # the output is created under staged_output's name (Spark: a staging table, renamed once verified)
+    with engine.transaction(), staged_output(engine, target, replaced) as staged:
         with report.timed("rewrite"):
-            if replaced is not None:
-                drop_table(engine, replaced.expr)
-            plan.execute(engine)
-            identifiers.apply(engine, target.expr, drop=drop, pseudonymize=pseudonymize, key=key)
+            plan = replace_dc(plan, out=staged.expr)
+            plan.execute(engine, source.column_names)
+            identifiers.apply(engine, staged.expr, drop=drop, pseudonymize=pseudonymize, key=key)
             if changes_table is not None:
                 _write_changes(engine, changes_table, plan.changes())
         say(f"rewrite: {len(plan.keys):,} groups changed ({report.seconds['rewrite']:.2f} s)")
         with report.timed("verify"):
-            written = get_table(engine, target)
+            written = get_table(engine, staged)
             with _counted(engine, written, class_column, "_out") as counted_out:
                 out_attrs = attr_class_counts(engine, counted_out, qi, cls)
                 suppressed = verify.suppression(engine, report, counted_out, qi, class_column, k, before=before,
                                                 out_attrs=out_attrs, source=None if in_place else source,
                                                 decided_cells=int(result.suppressed_cells),
                                                 changed=[*drop, *pseudonymize])
-            verify.identifiers(engine, report, written, source=None if in_place else source, drop=drop,
+            identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                                pseudonymize=pseudonymize)
         if not report.ok:
             raise VerificationError(report.checks)
-        identifiers.warn(engine, report, written, [*qi, *pseudonymize], say)
+    identifiers.warn(engine, report, get_table(engine, target), [*qi, *pseudonymize], say)  # under its final name
     say(f"verify: k-anonymous, rows and classes kept, only NULLs added ({report.seconds['verify']:.2f} s)")
     _set_suppressed(report, suppressed)
     report.suppressed_by_column = {name: int(out_attrs.null_counts[j].sum() - before.attrs.null_counts[j].sum())
@@ -197,12 +198,12 @@ def _counted(engine: Engine, table: Table, class_column: str | None, suffix: str
     if ONE_CLASS in table.column_names:
         raise AnonsqlError(f"table {table} has a column named {ONE_CLASS}: give --class")
     d = engine.dialect  # the session's temporary schema: DuckDB's temp catalog, PostgreSQL's pg_temp alias
-    view = sql.TableName(f"anonsql_kanon_one_class{suffix}", "temp" if d == "duckdb" else "pg_temp")
+    view = sql.TableName(f"anonsql_kanon_one_class{suffix}", {"duckdb": "temp", "postgres": "pg_temp"}.get(d))
     engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/one_class_view", d, view=view.expr, src=table.expr, cls=sql.ident(ONE_CLASS),
                                one=sql.fragment("kanon/one_class")))
     try:
-        yield Table(str(view.schema), view.name, (*table.columns, Column(ONE_CLASS, "VARCHAR")))
+        yield Table(view.schema or "", view.name, (*table.columns, Column(ONE_CLASS, "VARCHAR")))
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
 

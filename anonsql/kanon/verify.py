@@ -39,7 +39,7 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
 
     if class_column is not None:
         classes = class_counts(engine, out, class_column)
-        same = _counts(classes.values, classes.counts) == _counts(before.classes.values, before.classes.counts)
+        same = _counts(classes.labels, classes.counts) == _counts(before.classes.labels, before.classes.counts)
         report.check("same class counts", same, "common/class_counts", "" if same else "N(c) changed")
 
     gained = []
@@ -65,24 +65,6 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
         report.check("non-QI columns unchanged", differ == 0, "common/rows_not_in",
                      "" if differ == 0 else f"{differ} rows differ outside the quasi-identifiers")
     return suppressed
-
-
-def identifiers(engine: Engine, report: Report, out: Table, *, source: Table | None, drop: Sequence[str],
-                pseudonymize: Sequence[str]) -> None:
-    """--drop: the columns are gone from the output; --pseudonymize with a copy: no value of the
-    source's column is left in the output's (sql/common/values_shared.sql)."""
-    if drop:
-        left = [c for c in drop if c in out.column_names]
-        report.check("dropped columns gone", not left, "common/table_columns",
-                     "" if not left else "still there: " + ", ".join(left))
-    if pseudonymize and source is not None:
-        kept = 0
-        for name in pseudonymize:
-            text, params = sql.render("common/values_shared", engine.dialect, a=source.expr, b=out.expr,
-                                      col=sql.column(name))
-            kept += int(engine.fetch_all(text, params)[0][0])
-        report.check("no original value left in the pseudonymized columns", kept == 0, "common/values_shared",
-                     "" if kept == 0 else f"{kept} original values left")
 
 
 def _counts(values: np.ndarray, counts: np.ndarray) -> dict[object, int]:

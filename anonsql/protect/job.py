@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import sql
+from .. import identifiers, sql
 from ..catalog import Table, find_table, get_table, output_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
@@ -74,16 +74,24 @@ class ProtectReport(Report):
     metrics: dict[str, float | None] = field(default_factory=dict)
     # the changes table's rows: ORIGINAL values included (JSON only, keep it private)
     changes: list[dict[str, Any]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # --drop
+    pseudonymized: list[str] = field(default_factory=list)  # --pseudonymize (keyed HMAC-SHA256)
+    #: not a field (so not in the JSON): --show-values, the summary then prints hidden cells' original values
+    show_values = False
 
     def lines(self) -> list[str]:
         done = "generalized" if self.taxonomies else "hidden"
+        shown = self.changes if self.show_values else []
+        original = {(str(ch["key"]), ch["column_name"]): ch["old_value"] for ch in shown}
         lines = [f"protected {len(self.cells)} confidential cell(s) of {self.table} -> {self.out} "
                  f"(method {self.method}, next best guess among "
                  f"{'all admissible values' if self.top_k is None else f'the top {self.top_k}'}, seed {self.seed}); "
                  f"original values of changed cells in {self.changes_table} (private)"]
         for c in self.cells:
             was = ", ".join(k for k, v in c.prediction_before.items() if len(v) == 1) or "none"
-            lines.append(f"  {self.key} = {c.key}, {c.column}: {c.status.replace('_', ' ')}; predicted before by "
+            value = original.get((str(c.key), c.column))
+            status = c.status.replace("_", " ") + ("" if value is None else f" (original value {value!r})")
+            lines.append(f"  {self.key} = {c.key}, {c.column}: {status}; predicted before by "
                          f"{was}; {c.side_effects} other cell(s) {done}" + ("; TUPLE DELETED" if c.deleted else ""))
         fate = " (rows removed)" if self.rows_removed else " (kept, all cells NULL)" if self.deleted_tuples else ""
         lines.append(f"  changed cells {self.changed_cells:,} (direct distance); deleted tuples "
@@ -94,6 +102,12 @@ class ProtectReport(Report):
             lines.append(f"  sum KL distance {m['sum_kl_distance']:.4f}; avg change in mutual information "
                          f"{'n/a' if acmi is None else f'{acmi:.4f}'}; sum conditional entropy "
                          f"{m['sum_conditional_entropy']:.4f}")
+        if self.dropped:
+            lines.append(f"  dropped direct identifiers: {', '.join(self.dropped)}")
+        if self.pseudonymized:
+            lines.append(f"  pseudonymized (keyed HMAC-SHA256): {', '.join(self.pseudonymized)}")
+        if self.cells and not self.show_values:
+            lines.append(f"  original values not shown (--show-values prints them; {self.changes_table} holds them)")
         return lines
 
 
@@ -102,40 +116,48 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str, target: 
                   attrs: Sequence[str] | None = None, top_k: int | None = None, seed: int = 0, out: str | None = None,
                   in_place: bool = False, replace: bool = False, delete_rows: bool = False,
                   taxonomies: Mapping[str, str] | str | None = None, emit_sql: str | None = None,
-                  execute: bool = True, progress: Progress | None = None) -> ProtectReport:
+                  execute: bool = True, progress: Progress | None = None, drop: Sequence[str] = (),
+                  pseudonymize: Sequence[str] = (), pseudonym_key: identifiers.Key | None = None) -> ProtectReport:
     """Resolve the input, decide, write back and verify in one transaction (the body of
-    anonsql.api.protect, whose checks of method, top_k and seed ran already)."""
+    anonsql.api.protect, whose checks of method, top_k, seed and the pseudonym key ran already).
+
+    --drop and --pseudonymize run after the protection is verified, in the same transaction:
+    dropped columns are no attribute (nothing reads them), and a pseudonym replaces values one
+    to one, so naive Bayes and ID3 predict the same from pseudonyms as from the values."""
     say = progress or silent
     source = get_table(engine, table)
+    drop, pseudonymize = identifiers.check_columns(source, (), drop, pseudonymize)
     inp = resolve(engine, source, key, method, target=target, rows=rows, cells=cells, attrs=attrs,
-                  taxonomies=taxonomies)
+                  taxonomies=taxonomies, drop=drop, pseudonymize=pseudonymize)
     dest, replaced = output_table(engine, source, out, f"{source.name}_protected", replace, in_place)
     changes = sql.TableName(f"{dest.name}_changes", dest.schema)
     existing = find_table(engine, changes)
     if existing is not None and not replace:
         raise AnonsqlError(f"changes table {existing} already exists (use --replace to overwrite it)")
-    drop = [t.expr for t in (replaced, existing) if t is not None]
+    drop_tables = [t.expr for t in (replaced, existing) if t is not None]
     report = ProtectReport(table=str(source), out=str(dest), changes_table=str(changes), in_place=in_place,
                            key=inp.key, method=method, top_k=top_k, seed=seed, attrs=inp.attrs,
-                           rows=len(inp.rows), taxonomies={c: t.name for c, t in inp.taxonomies.items()})
+                           rows=len(inp.rows), taxonomies={c: t.name for c, t in inp.taxonomies.items()},
+                           dropped=drop, pseudonymized=pseudonymize)
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
     with report.timed("algorithm"):
-        extra = [c for c in source.column_names if c != inp.key and c not in inp.columns]
+        extra = [c for c in source.column_names if c != inp.key and c not in (*inp.columns, *drop)]
         results, values, decisions = _decide(inp, extra, method, top_k, seed, delete_rows, say)
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
     if emit_sql:
-        save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop))
+        save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
+                               drop, pseudonymize))
     if not execute:
         report.notes.append("dry run: nothing was changed")
         return report
-    published = [c for c in source.column_names if c != inp.key]
+    published = [c for c in source.column_names if c != inp.key and c not in drop]
     with engine.transaction():
         before = stats.distributions(engine, source.expr, published)
         with report.timed("rewrite"):
             rewrite.write_back(rewrite.Apply(engine), source, dest, changes, inp.key, decisions,
-                               in_place=in_place, drop=drop)
+                               in_place=in_place, drop=drop_tables)
         say("protect: verifying by SQL")
         with report.timed("verify"):
             verify.run(engine, report, inp, dest, changes, results, method, values, decisions.removed)
@@ -147,6 +169,16 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str, target: 
             report.metrics = metrics.information_loss(
                 before, stats.distributions(engine, dest.expr, published), stats.change_counts(engine, changes.expr),
                 published, len(inp.rows), len(listed), len(decisions.removed))
+        identifiers.apply(engine, dest.expr, drop=drop, pseudonymize=pseudonymize, key=pseudonym_key)
+        written = get_table(engine, dest)
+        identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
+                          pseudonymize=pseudonymize)
+        if not report.ok:
+            raise VerificationError(report.checks)
+        identifiers.warn(engine, report, written, [inp.key, *pseudonymize], say)
+        report.notes.append(f"column '{inp.key}' is the row key: it identifies every row of {dest} by design "
+                            f"(protect keeps it, and {changes} names cells by it); if it is a direct identifier "
+                            "(a patient id), publish a surrogate key in its place")
     report.changed_cells = len(listed)
     report.changes = [{k: stats.plain(v) for k, v in row.items()} for row in listed.to_dict("records")]
     return report
@@ -190,12 +222,17 @@ def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndar
 
 
 def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.TableName, key: str,
-            decisions: rewrite.Decisions, in_place: bool, drop: list) -> str:
+            decisions: rewrite.Decisions, in_place: bool, drop_tables: list, drop: Sequence[str],
+            pseudonymize: Sequence[str]) -> str:
     """The run as a reviewable script, ending with its verification queries."""
     script = Script(dialect, f"anonsql protect: {source} -> {dest}, changes in {changes}", warnings=[
         f"PRIVATE: this script names the confidential cells, and {changes} holds their ORIGINAL values;",
         "keep both as private as the source table. Run it in one session: the verification queries at",
         "the end read its temporary tables."])
-    rewrite.write_back(rewrite.Emit(script), source, dest, changes, key, decisions, in_place=in_place, drop=drop)
-    verify.script_checks(script, dest, changes, key, decisions.columns)
+    rewrite.write_back(rewrite.Emit(script), source, dest, changes, key, decisions, in_place=in_place,
+                       drop=drop_tables)
+    for comment, statement in identifiers.script_steps(dialect, dest.expr, drop=drop, pseudonymize=pseudonymize):
+        script.step(comment, statement)
+    # a pseudonymized column no longer holds its recorded new values (its labels are pseudonyms too)
+    verify.script_checks(script, dest, changes, key, [c for c in decisions.columns if c not in pseudonymize])
     return script.text()

@@ -108,9 +108,12 @@ def parse_assignment(text: str | Mapping[str, str] | None) -> dict[str, str]:
 
 def resolve(engine: Engine, source: Table, key: str, method: str, *, target: str | None,
             rows: Sequence[str] | None, cells: Sequence[tuple[str, str]] | None,
-            attrs: Sequence[str] | None, taxonomies: Mapping[str, str] | str | None) -> ProtectionInput:
+            attrs: Sequence[str] | None, taxonomies: Mapping[str, str] | str | None,
+            drop: Sequence[str] = (), pseudonymize: Sequence[str] = ()) -> ProtectionInput:
     """Every user error of a protect run, before anything is written; `method` is one of
-    METHODS already (the API checks it)."""
+    METHODS already (the API checks it). `drop` and `pseudonymize` are the resolved columns of
+    --drop / --pseudonymize (anonsql.identifiers.check_columns): dropped columns are no
+    attribute (they are not published), and neither list may hold the key or a target."""
     key = source.column(key).name
     n, known, distinct = stats.key_counts(engine, source.expr, key)
     if n == 0:
@@ -122,7 +125,8 @@ def resolve(engine: Engine, source: Table, key: str, method: str, *, target: str
     targets = list(dict.fromkeys(c for _, c in pairs))
     if key in targets:
         raise AnonsqlError(f"the key column '{key}' cannot be a confidential target")
-    chosen = _attrs(source, key, targets, attrs)
+    _identifiers(key, targets, drop, pseudonymize)
+    chosen = _attrs(source, key, targets, attrs, drop)
     columns = [c for c in source.column_names if c != key and (c in chosen or any(c in a for a in chosen.values()))]
     coded = stats.coded(engine, source.expr, key, columns)
     inp = ProtectionInput(key, columns, chosen, _locate(source, key, columns, coded, pairs), coded)
@@ -153,18 +157,33 @@ def _pairs(target: str | None, rows: Sequence[str] | None,
     return pairs
 
 
-def _attrs(source: Table, key: str, targets: list[str], attrs: Sequence[str] | None) -> dict[str, list[str]]:
-    """target -> the attributes its classifiers read: `attrs`, or every column but the key and it."""
+def _identifiers(key: str, targets: list[str], drop: Sequence[str], pseudonymize: Sequence[str]) -> None:
+    """The key names the cells (and the changes table's rows), the targets hold them: neither
+    can be dropped or pseudonymized."""
+    for name in (*drop, *pseudonymize):
+        if name == key or name in targets:
+            role = "the row key (--key)" if name == key else "a confidential target"
+            raise AnonsqlError(f"column '{name}' is {role}: it cannot be dropped or pseudonymized")
+
+
+def _attrs(source: Table, key: str, targets: list[str], attrs: Sequence[str] | None,
+           dropped: Sequence[str] = ()) -> dict[str, list[str]]:
+    """target -> the attributes its classifiers read: `attrs`, or every column but the key, it
+    and the `dropped` ones."""
     if attrs:
         chosen = source.resolve(attrs)
         if key in chosen:
             raise AnonsqlError(f"the key column '{key}' cannot be an attribute (--attrs)")
+        gone = [c for c in chosen if c in dropped]
+        if gone:
+            raise AnonsqlError(f"column '{gone[0]}' is an attribute the classifiers read (--attrs): it cannot "
+                               "be dropped (leave it out of --attrs, or keep it)")
         clash = [t for t in targets if t in chosen]
         if clash:
             raise AnonsqlError(f"target column(s) {', '.join(clash)} also listed as attributes (--attrs)")
         out = {t: chosen for t in targets}
     else:
-        out = {t: [c for c in source.column_names if c not in (key, t)] for t in targets}
+        out = {t: [c for c in source.column_names if c not in (key, t, *dropped)] for t in targets}
     empty = [t for t in targets if not out[t]]
     if empty:
         raise AnonsqlError(f"no attribute column left for target(s) {', '.join(empty)}")
@@ -210,7 +229,7 @@ def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,
     for i, c in inp.cells:
         node = taxes[c].index(stats.text(inp.value(i, c)))
         if taxes[c].children[node] or node == 0:
-            raise AnonsqlError(f"cell ({inp.key} = {inp.key_of(i)}, {c}) holds {taxes[c].labels[node]!r}, not a "
-                               f"leaf below the root of taxonomy {taxes[c].name!r}: there is no confidential "
-                               "value to generalize")
+            raise AnonsqlError(f"cell ({inp.key} = {inp.key_of(i)}, {c}) holds a value that is not a leaf below "
+                               f"the root of taxonomy {taxes[c].name!r} (its value is confidential: not shown): "
+                               "there is no confidential value to generalize")
     return taxes
