@@ -8,7 +8,7 @@ names are user errors that list what exists.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from . import sql
 from .engine import Engine
-from .errors import AnonsqlError
+from .errors import AnonsqlError, DatabaseError
 
 _KINDS = {
     "text": ("char", "text", "string", "varchar", "uuid", "enum"),
@@ -208,3 +208,51 @@ def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:
     if floats:
         raise AnonsqlError(f"column {', '.join(floats)} of {table} is floating-point and cannot be {purpose} "
                            "(its text differs between engines): cast it to DECIMAL or INTEGER first")
+
+
+#: Column types without an equality (PostgreSQL's json, xml and geometric types): they can be
+#: neither grouped nor compared, so they cannot be a quasi-identifier, an attribute or a class.
+INCOMPARABLE = ("json", "xml", "point", "line", "lseg", "box", "path", "polygon", "circle", "txid_snapshot",
+                "pg_snapshot")
+
+
+def comparable(table: Table, names: Sequence[str]) -> None:
+    """Refuse, in one line naming the column and its type, a column the database cannot group by
+    (every other type works, NULL being a value of its own: see sql/common/qi_class_counts.sql)."""
+    for name in names:
+        col = table.column(name)
+        if col.data_type.lower() in INCOMPARABLE:
+            raise AnonsqlError(f"column '{col.name}' of {table} has type {col.data_type}, which the database cannot "
+                               "compare or group: cast it to a comparable type (e.g. jsonb or text) first")
+
+
+#: How long one attempt at the lock of an in-place run waits before saying so and trying again.
+LOCK_ATTEMPT = "1s"
+_LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE of a lock_timeout
+
+
+@contextmanager
+def holding_source(engine: Engine, table: Table, in_place: bool, say: Callable[[str], None]) -> Iterator[None]:
+    """An in-place run keeps its source stable for its whole life: on PostgreSQL ONE transaction
+    from the statistics to the commit, opened with LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE, so
+    a concurrent INSERT/UPDATE/DELETE waits for the run instead of invalidating its statistics
+    (readers go on). While another session holds a conflicting lock, "waiting for a lock on <table>"
+    is said once per LOCK_ATTEMPT. DuckDB's file lock already keeps other writers out; a copy
+    (not in place) reads the source and writes elsewhere, so neither needs more."""
+    if not in_place or engine.dialect != "postgres":
+        yield
+        return
+    lock = exp.Command(this="LOCK", expression=f"TABLE {table.expr.sql(engine.dialect)} IN SHARE ROW EXCLUSIVE MODE")
+    with engine.transaction():
+        engine.fetch_all(*sql.render("common/lock_timeout", engine.dialect, timeout=LOCK_ATTEMPT))
+        while True:
+            try:
+                with engine.transaction():  # a savepoint: a timed-out attempt leaves the transaction usable
+                    engine.execute(lock.sql(engine.dialect))
+                break
+            except DatabaseError as exc:
+                if getattr(exc.__cause__, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+                    raise
+                say(f"waiting for a lock on {table} (another session is using it)")
+        engine.fetch_all(*sql.render("common/lock_timeout", engine.dialect, timeout="0"))
+        yield

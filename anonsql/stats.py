@@ -2,6 +2,10 @@
 
 Values are coded per column: codes 0..|V_j|-1 index the sorted distinct non-NULL values
 (the dictionary), and -1 stands for NULL, the papers' ⊥. Rows are never dropped for NULLs.
+The count tables are coded by the database itself (DENSE_RANK in the SQL), so identity is SQL
+equality (NaN, ±inf, HUGEINT, DECIMAL(38) stay exact) and the dictionary holds each value's
+exact text; results are read by position, never by alias, so a user column named like an
+internal alias (`n`, `g`, `group_key`, ...) cannot be mistaken for it.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from . import sql
-from .catalog import Table
+from .catalog import Table, comparable
 from .engine import Engine
 
 NULL_CODE = -1
@@ -27,10 +31,11 @@ def encode(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class ClassCounts:
-    """N(c): class labels (sorted) and their row counts."""
+    """N(c): class values (sorted, as fetched), their row counts and exact texts."""
 
     values: np.ndarray
     counts: np.ndarray
+    labels: np.ndarray  # the exact text of each class (compare these, not the fetched values)
 
     @property
     def total(self) -> int:
@@ -45,8 +50,8 @@ class QIClassCounts:
     codes: np.ndarray  # (T, M) int32, -1 = ⊥
     classes: np.ndarray  # (T,) int32 index into class_values
     counts: np.ndarray  # (T,) int64
-    values: list[np.ndarray]  # per QI j: code -> value
-    class_values: np.ndarray
+    values: list[np.ndarray]  # per QI j: code -> the value's exact text
+    class_values: np.ndarray  # class code -> the label's exact text
     keys: np.ndarray  # (T,) the group key of sql/group_key.sql, to address the group's rows
 
     @property
@@ -60,52 +65,64 @@ class AttrClassCounts:
     """N(x_j, c) for every attribute j, plus N(⊥_j, c)."""
 
     attrs: list[str]
-    values: list[np.ndarray]  # per attribute j: sorted distinct non-NULL values x_j
+    values: list[np.ndarray]  # per attribute j: the text of the sorted distinct non-NULL values x_j
     counts: list[np.ndarray]  # per attribute j: (|V_j|, |C|) int64
     null_counts: np.ndarray  # (M, |C|) int64: N(⊥_j, c)
     class_values: np.ndarray
 
 
 def class_counts(engine: Engine, table: Table, class_column: str) -> ClassCounts:
+    """N(c), classes in the type's order (NULL last) as the database groups them: no value is
+    compared in Python, so NaN or a 38-digit label stays a class of its own."""
     text, params = sql.render("common/class_counts", engine.dialect, tbl=table.expr, cls=sql.column(class_column))
-    df = engine.fetch_df(text, params)
-    codes, values = encode(df["class_value"])
-    order = np.argsort(np.where(codes < 0, len(values), codes), kind="stable")
-    counts = df["n"].to_numpy(np.int64)[order]
-    labels = np.array([values[c] if c >= 0 else None for c in codes[order]], dtype=object)
-    return ClassCounts(labels, counts)
+    rows = engine.fetch_all(text, params)
+    values, labels = np.empty(len(rows), dtype=object), np.empty(len(rows), dtype=object)
+    values[:], labels[:] = [r[0] for r in rows], [r[1] for r in rows]
+    return ClassCounts(values, np.array([r[2] for r in rows], dtype=np.int64), labels)
+
+
+def _dictionary(codes: np.ndarray, labels: pd.Series) -> np.ndarray:
+    """code -> label, from the (code, label) pairs of a result (every code 0..max occurs)."""
+    known = codes >= 0
+    out = np.empty(int(codes.max(initial=-1)) + 1, dtype=object)
+    out[codes[known]] = labels.to_numpy(object)[known]
+    return out
 
 
 def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -> QIClassCounts:
-    """N(y, c) in one GROUP BY; the arrays are sorted by (class, y) for a canonical order."""
+    """N(y, c) in one GROUP BY, coded in SQL; the arrays are sorted by (class, y) for a canonical order."""
+    comparable(table, [*qi, class_column])
+    m = len(qi)
     text, params = sql.render(
         "common/qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_column),
         group_key=sql.group_key(sql.columns([*qi, class_column])),
     )
     df = engine.fetch_df(text, params)
-    encoded = [encode(df.iloc[:, j]) for j in range(len(qi))]
-    classes, class_values = encode(df.iloc[:, len(qi)])
-    codes = np.column_stack([c for c, _ in encoded]) if qi else np.zeros((len(df), 0), np.int32)
-    counts = df["n"].to_numpy(np.int64)
-    order = np.lexsort(tuple(codes[:, j] for j in reversed(range(len(qi)))) + (classes,))
-    keys = df["group_key"].to_numpy(object)
-    return QIClassCounts(
-        list(qi), codes[order], classes[order], counts[order], [v for _, v in encoded], class_values, keys[order]
-    )
+    codes = df.iloc[:, :m].to_numpy(np.int64).astype(np.int32).reshape(len(df), m)
+    classes = df.iloc[:, 2 * m].to_numpy(np.int64).astype(np.int32)
+    values = [_dictionary(codes[:, j], df.iloc[:, m + j]) for j in range(m)]
+    class_values = _dictionary(classes, df.iloc[:, 2 * m + 1])
+    counts = df.iloc[:, 2 * m + 2].to_numpy(np.int64)
+    keys = df.iloc[:, 2 * m + 3].to_numpy(object)
+    order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
+    return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values, class_values, keys[order])
 
 
 def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_column: str) -> AttrClassCounts:
-    """N(x_j, c) for all attributes in one GROUPING SETS query (one scan, not one per j)."""
+    """N(x_j, c) for all attributes in one GROUPING SETS query (one scan, not one per j), coded in SQL."""
+    comparable(table, [*attrs, class_column])
     m = len(attrs)
     text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
                               cls=sql.column(class_column))
     df = engine.fetch_df(text, params)
-    classes, class_values = encode(df.iloc[:, 2 * m])
-    n = df["n"].to_numpy(np.int64)
+    classes = df.iloc[:, 3 * m].to_numpy(np.int64)
+    class_values = _dictionary(classes, df.iloc[:, 3 * m + 1])
+    n = df.iloc[:, 3 * m + 2].to_numpy(np.int64)
     values, counts, nulls = [], [], np.zeros((m, len(class_values)), np.int64)
     for j in range(m):
-        rows = (df.iloc[:, j].to_numpy() == 0).nonzero()[0]
-        codes, uniq = encode(df.iloc[rows, m + j])
+        rows = (df.iloc[:, j].to_numpy(np.int64) == 0).nonzero()[0]
+        codes = df.iloc[rows, m + j].to_numpy(np.int64)
+        uniq = _dictionary(codes, df.iloc[rows, 2 * m + j])
         table_j = np.zeros((len(uniq), len(class_values)), np.int64)
         known = codes >= 0
         np.add.at(table_j, (codes[known], classes[rows][known]), n[rows][known])

@@ -4,14 +4,16 @@ tables of 10^5..10^7 rows.
 
     python benchmarks/spark_kanon.py [--rows 100000 1000000] [--master local[2]] [--k 10]
 
-Prints JSON. The baseline is DuckDB on the same rows. The kanon job on Spark is reported as
-"not yet" until the kanon room writes through anonsql.catalog.staged_output (issue 12).
+Prints JSON and saves it to benchmarks/results/spark_kanon.json (with the load average). The
+baseline is DuckDB on the same rows; the kanon job's stages (statistics, loop, rewrite, verify)
+are timed on both, and the two outputs must blank the same number of cells.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -35,13 +37,16 @@ def count_table_seconds(engine, table: str) -> tuple[float, int]:
     return seconds, len(groups[-1].counts)
 
 
-def kanon_seconds(engine, table: str, k: int) -> float | str:
+def kanon_run(engine, table: str, k: int) -> dict:
+    """The whole job (wall seconds), its stages and the cells it blanked."""
     start = time.perf_counter()
     try:
-        anonsql.k_anonymize(engine, table, KH_QI, KH_CLASS, k, seed=0, out=f"{table}_out", replace=True)
+        report = anonsql.k_anonymize(engine, table, KH_QI, KH_CLASS, k, seed=0, out=f"{table}_out", replace=True)
     except AnonsqlError as exc:
-        return f"not yet: {exc}"
-    return round(time.perf_counter() - start, 3)
+        return {"error": str(exc)}
+    return {"seconds": round(time.perf_counter() - start, 3),
+            "stages": {name: round(sec, 3) for name, sec in report.seconds.items()},
+            "suppressed_cells": report.suppressed_cells}
 
 
 def main() -> None:
@@ -54,7 +59,8 @@ def main() -> None:
     start = time.perf_counter()
     spark = connect(f"spark:{args.master}?warehouse={work / 'warehouse'}&catalog=in-memory")
     spark.fetch_all("SELECT 1")
-    result: dict = {"master": args.master, "session_start_seconds": round(time.perf_counter() - start, 2), "sizes": []}
+    result: dict = {"master": args.master, "k": args.k, "load_average_before": os.getloadavg(),
+                    "session_start_seconds": round(time.perf_counter() - start, 2), "sizes": []}
     duck_path = str(work / "bench.duckdb")
     for rows in args.rows:
         frame = synthetic_adult(rows)
@@ -64,14 +70,22 @@ def main() -> None:
         spark.write_arrow(sql.TableName(table).expr.sql("spark"), pa.Table.from_pandas(frame, preserve_index=False))
         d_sec, d_groups = count_table_seconds(duck, table)
         s_sec, s_groups = count_table_seconds(spark, table)
+        runs = {"duckdb": kanon_run(duck, table, args.k), "spark": kanon_run(spark, table, args.k)}
         result["sizes"].append({
             "rows": rows, "distinct_qi_class_tuples": d_groups, "same_count_table": d_groups == s_groups,
             "count_table_seconds": {"duckdb": round(d_sec, 3), "spark": round(s_sec, 3)},
-            "kanon_seconds": {"duckdb": kanon_seconds(duck, table, args.k),
-                              "spark": kanon_seconds(spark, table, args.k)},
+            "kanon": runs, "same_suppressed_cells": runs["duckdb"].get("suppressed_cells")
+            == runs["spark"].get("suppressed_cells"), "load_average": os.getloadavg(),
         })
         duck.close()
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(table).expr))
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(f"{table}_out").expr))
+        save(result)  # after each size: a long 10^7 run keeps what finished
     print(json.dumps(result, indent=2))
+
+
+def save(result: dict) -> None:
+    (Path(__file__).resolve().parent / "results" / "spark_kanon.json").write_text(json.dumps(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -10,12 +10,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_dc
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .. import identifiers, sql
-from ..catalog import Column, Table, find_table, get_table, output_table, staged_output
+from ..catalog import Column, Table, find_table, get_table, holding_source, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -105,6 +106,15 @@ ONE_CLASS = "anonsql_one_class"
 
 
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
+        in_place: bool, execute: bool, progress: Progress | None = None, **options: Any) -> KanonReport:
+    """The job (`_run`) with an in-place source held stable from the statistics to the commit
+    (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
+    with holding_source(engine, source, in_place and execute, progress or silent):
+        return _run(engine, source, rows, qi, class_column, k, in_place=in_place, execute=execute,
+                    progress=progress, **options)
+
+
+def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
         cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
         emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,

@@ -67,21 +67,39 @@ class SuppressionPlan:
                              for name, value, blank in zip(self.qi, vals, row) if blank],
                             columns=["group_key", "column_name", "original_value", "row_count"])
 
-    def execute(self, engine: Engine) -> None:
-        """Run the plan on `engine` (the caller holds the transaction)."""
+    def execute(self, engine: Engine, columns: Sequence[str]) -> None:
+        """Run the plan on `engine` (the caller holds the transaction); `columns` are the source's.
+        Without UPDATE (Spark) the output is ONE CREATE TABLE AS SELECT instead of copy + UPDATE."""
         d, binds = engine.dialect, self._bindings()
         decisions = binds["decisions"]
-        if self.copy:
+        if self.copy and engine.supports_update:
             engine.execute(*sql.render("common/copy_table", d, out=self.out, src=self.source))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions, flag=binds["flag"]))
-        columns = ["group_key", *self.flags]
+        flag_columns = ["group_key", *self.flags]
         frame = pd.DataFrame([[key, *map(bool, row)] for key, row in zip(self.keys.tolist(), self.suppress)],
-                             columns=columns)
-        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in columns), frame)
-        engine.execute(*sql.render("kanon/apply_suppression", d, **binds,
-                                   decision_key=sql.column("group_key", table="d")))
+                             columns=flag_columns)
+        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in flag_columns), frame)
+        if engine.supports_update:
+            engine.execute(*sql.render("kanon/apply_suppression", d, **binds,
+                                       decision_key=sql.column("group_key", table="d")))
+        else:
+            engine.execute(*self._create_suppressed(d, binds, columns))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
+
+    def _create_suppressed(self, dialect: str, binds: dict[str, Any], columns: Sequence[str]
+                           ) -> tuple[str, dict[str, Any]]:
+        """sql/kanon/create_suppressed.sql: the output as a CASE over the source LEFT JOIN the
+        decisions, the decisions broadcast on Spark (a hint, set on the tree: templates are DuckDB's)."""
+        flag = dict(zip(self.qi, binds["flag"]))
+        tree = sql.template("kanon/create_suppressed")
+        if dialect == "spark":
+            tree.expression.set("hint", exp.Hint(expressions=[  # the SELECT of the CREATE
+                exp.JoinHint(this="BROADCAST", expressions=[exp.to_table("d")])]))
+        item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="d"), exp.null()).else_(sql.column(c, "t")),
+                           sql.ident(c)) if c in flag else sql.column(c, "t") for c in columns]
+        return sql.bind(tree, dialect, dict(out=self.out, src=self.source, decisions=binds["decisions"],
+                                            row_key=binds["row_key"], item=item))
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
                replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:

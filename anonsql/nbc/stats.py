@@ -2,7 +2,8 @@
 views read back, as a `Viewset` laid out on the source's values and class order.
 
 NULL attribute values are ignored, as the paper's NBC counts complete (A_i, C) pairs: a row
-with a NULL counts in P_c but in no N^i_{t,c}. Values and classes are their SQL text.
+with a NULL counts in P_c but in no N^i_{t,c}. Values and classes are their SQL text, coded by
+the database (NaN is a value of its own, a 38-digit decimal stays exact).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .. import sql, stats
-from ..catalog import Table
+from .. import sql
+from ..catalog import Table, comparable
 from ..engine import Engine
 from ..errors import AnonsqlError
 from .views import Number, Viewset
@@ -46,15 +47,16 @@ class Views:
 def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column: str) -> Views:
     """P_c and N^i_{t,c} in one scan (sql/nbc/views.sql), classes in SQL sort order, plus the
     table's distinct complete tuples (sql/nbc/complete_tuples.sql)."""
+    comparable(table, [*attrs, class_column])
     m = len(attrs)
     text, params = sql.render("nbc/views", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
                               cls=sql.column(class_column))
     df = engine.fetch_df(text, params)
     g = df.iloc[:, :m].to_numpy(np.int64)
-    n = df["n"].to_numpy(np.int64)
-    class_codes, class_values = stats.encode(df.iloc[:, 3 * m])
+    n = df.iloc[:, 3 * m + 2].to_numpy(np.int64)
+    class_codes = df.iloc[:, 3 * m].to_numpy(np.int64)
     class_text = dict(zip(class_codes.tolist(), df.iloc[:, 3 * m + 1]))
-    C = len(class_values)
+    C = int(class_codes.max(initial=-1)) + 1
     P = [0] * C
     for r in np.nonzero(g.sum(axis=1) == m)[0]:
         P[class_codes[r]] += int(n[r])
@@ -63,9 +65,9 @@ def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column:
     nulls: list[int] = []
     for j in range(m):
         rows = np.nonzero(g[:, j] == 0)[0]
-        codes, uniq = stats.encode(df.iloc[rows, m + j])
+        codes = df.iloc[rows, m + j].to_numpy(np.int64)
         value_text = dict(zip(codes.tolist(), df.iloc[rows, 2 * m + j]))
-        counts: list[list[Number]] = [[0] * C for _ in uniq]
+        counts: list[list[Number]] = [[0] * C for _ in range(int(codes.max(initial=-1)) + 1)]
         null = 0
         for code, cls_code, cnt in zip(codes, class_codes[rows], n[rows]):
             if code < 0:
@@ -73,7 +75,7 @@ def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column:
             else:
                 counts[code][cls_code] += int(cnt)
         N.append(counts)
-        values.append([value_text[i] for i in range(len(uniq))])
+        values.append([value_text[i] for i in range(len(counts))])
         nulls.append(null)
     text, params = sql.render("nbc/complete_tuples", engine.dialect, tbl=table.expr, attr=sql.columns(attrs))
     complete = engine.fetch_df(text, params).dropna()

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Table, find_table, get_table, output_table
+from ..catalog import Table, find_table, get_table, holding_source, output_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -111,7 +111,15 @@ class ProtectReport(Report):
         return lines
 
 
-def protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
+def protect_table(engine: Engine, table: str, key: str, *, in_place: bool = False, execute: bool = True,
+                  progress: Progress | None = None, **options: Any) -> ProtectReport:
+    """The job (`_protect_table`) with an in-place source held stable from its statistics to the
+    commit (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
+    with holding_source(engine, get_table(engine, table), in_place and execute, progress or silent):
+        return _protect_table(engine, table, key, in_place=in_place, execute=execute, progress=progress, **options)
+
+
+def _protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
                   rows: Sequence[str] | None = None, cells: Sequence[tuple[str, str]] | None = None,
                   attrs: Sequence[str] | None = None, top_k: int | None = None, seed: int = 0, out: str | None = None,
                   in_place: bool = False, replace: bool = False, delete_rows: bool = False,

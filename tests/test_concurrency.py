@@ -1,0 +1,77 @@
+"""In-place runs hold the source stable for their whole life (issue 18, defect 8): on PostgreSQL
+the statistics, rewrite and checks share one transaction opened with a table lock, so a run
+blocked by another session says so on stderr, and a concurrent INSERT waits for the commit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from anonsql.engine import connect
+
+RUN = "import sys; from anonsql.cli import main; sys.exit(main(sys.argv[1:]))"
+KANON = ["kanon", "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "3", "--in-place"]
+
+
+@pytest.fixture
+def pg(db, make_table):
+    if not db.startswith("postgresql"):
+        pytest.skip("DuckDB's file lock already refuses a second writer in one line")
+    make_table("t", {"id": [1, 2, 3, 4, 5, 6, 7, 8], "zip": ["a", "a", "b", "b", "c", "c", "d", None],
+                     "sex": ["m", "f", "m", "f", "m", "m", "f", "f"], "cls": ["y", "n", "y", "n", "y", "y", "n", "n"]})
+    return db
+
+
+def test_a_run_waiting_for_a_lock_says_so_and_then_finishes(pg):
+    holder = connect(pg)
+    try:
+        with holder.transaction():
+            holder.execute('LOCK TABLE "t" IN ROW EXCLUSIVE MODE')  # what an open INSERT holds
+            run = subprocess.Popen([sys.executable, "-c", RUN, KANON[0], "--db", pg, *KANON[1:]],
+                                   stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+            time.sleep(3)
+            assert run.poll() is None  # still waiting
+        out, err = run.communicate(timeout=120)
+    finally:
+        holder.close()
+    assert run.returncode == 0, err
+    assert "waiting for a lock on t" in err
+
+
+def test_a_concurrent_insert_waits_until_the_run_commits(pg, monkeypatch):
+    import anonsql
+    from anonsql.kanon import job
+
+    writer = connect(pg)
+    inserted: list[float] = []
+    finished: list[float] = []
+    real = job.anonymize
+
+    def slow_loop(*args, **kwargs):  # the INSERT arrives while the run is between statistics and rewrite
+        thread.start()
+        time.sleep(2)
+        return real(*args, **kwargs)
+
+    def insert():
+        writer.execute("INSERT INTO t VALUES (9, 'z', 'm', 'y')")
+        inserted.append(time.monotonic())
+
+    thread = threading.Thread(target=insert)
+    monkeypatch.setattr(job, "anonymize", slow_loop)
+    try:
+        report = anonsql.k_anonymize(pg, "t", "zip,sex", "cls", 3, in_place=True)
+        finished.append(time.monotonic())
+        thread.join(timeout=60)
+    finally:
+        writer.close()
+    assert report.ok and inserted and inserted[0] >= finished[0] - 0.5  # the INSERT went through after the commit
+    check = connect(pg)
+    try:
+        assert check.fetch_all("SELECT COUNT(*) FROM t") == [(9,)]
+    finally:
+        check.close()
