@@ -32,7 +32,8 @@ def test_value_placeholders_follow_the_dialect():
 def test_list_binding_repeats_the_clause_item():
     text, _ = sql.render("common/attr_class_counts", "duckdb", tbl=sql.TableName("t").expr,
                          attr=sql.columns(["a", "b"]), cls=sql.column("c"))
-    assert 'GROUPING("a") AS g_0, GROUPING("b") AS g_1, "a", "b", "c"' in text
+    assert 'GROUPING("a") AS g_0, GROUPING("b") AS g_1, CASE WHEN "a" IS NULL' in text
+    assert 'CAST("a" AS TEXT) AS label_0, CAST("b" AS TEXT) AS label_1' in text
     assert 'GROUPING SETS (("a", "c"), ("b", "c"))' in text
     text, _ = sql.render("common/column_profile", "duckdb", tbl=sql.TableName("t").expr, col=sql.columns(["a", "b"]))
     assert 'COUNT(DISTINCT "a") AS n_distinct_0, COUNT(DISTINCT "b") AS n_distinct_1' in text
