@@ -50,9 +50,6 @@ def _make(engine, family: str) -> None:
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_every_type_family_works_as_qi_and_attribute(db, engine, family):
-    if family == "timestamptz" and engine.dialect == "duckdb":
-        pytest.xfail("DuckDB fetches TIMESTAMPTZ values only with pytz installed (anonsql/verify.py fetches "
-                     "the violating groups typed): a dependency or a text cast there, for the lead")
     _make(engine, family)
     assert engine.fetch_all("SELECT COUNT(DISTINCT q) FROM t") == [(3,)]
     result = anonsql.check(db, "t", ["q"], k=2)
