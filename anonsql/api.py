@@ -10,23 +10,19 @@ from typing import TYPE_CHECKING, Any
 
 from . import identifiers, validate
 from .catalog import Table, get_table
-from .data import datasets, loading
-from .data.binning import BinReport, BinSpec
-from .data.loading import LoadReport
-from .data.profile import ProfileReport, profile_table
 from .engine import Engine, connect
 from .errors import AnonsqlError
-from .evaluate import CLASSIFIERS, EvaluationReport
-from .evaluate import evaluate as _evaluate
-from .features.spec import parse_spec as parse_binary_spec
 from .files import read_text
-from .kanon import COSTS, NEEDS_POSITIVE_ALPHA
-from .kanon import job as _kanon_job
-from .kanon.job import KanonReport
+from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
+    from .data.binning import BinReport, BinSpec
+    from .data.loading import LoadReport
+    from .data.profile import ProfileReport
+    from .evaluate.job import EvaluationReport
     from .features.job import AcReport, BinarizeReport, FeaturesReport
+    from .kanon.job import KanonReport
     from .nbc.job import BreachReport, CheckReport, PublishReport, VerifyReport, ViewsReport
     from .protect import ProtectReport, TaxonomyReport, TaxonomyTree
     from .release import PlanReport, ReleaseReport, ReleaseVerifyReport
@@ -44,8 +40,14 @@ class _Lazy:
         return getattr(importlib.import_module(self._name), attr)
 
 
+datasets = _Lazy("anonsql.data.datasets")
+loading = _Lazy("anonsql.data.loading")
+_evaluate_job = _Lazy("anonsql.evaluate.job")
 _features = _Lazy("anonsql.features")
 _features_job = _Lazy("anonsql.features.job")
+_features_spec = _Lazy("anonsql.features.spec")
+_profile = _Lazy("anonsql.data.profile")
+_kanon_job = _Lazy("anonsql.kanon.job")
 _nbc_job = _Lazy("anonsql.nbc.job")
 _protect = _Lazy("anonsql.protect")
 _release = _Lazy("anonsql.release")
@@ -100,7 +102,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
         rows = validate.rows(engine, tab)
-        return profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
+        return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
 
 
 def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *, show: int = 20,
@@ -188,7 +190,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
                 replace: bool = False) -> BinReport:
     """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
-    parsed = [s if isinstance(s, BinSpec) else BinSpec.parse(s) for s in specs]
+    parsed = [s if isinstance(s, binning.BinSpec) else binning.BinSpec.parse(s) for s in specs]
     if not parsed:
         raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     with _open(db) as engine:
@@ -199,13 +201,15 @@ def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], ou
 
 def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: Sequence[str] | str,
                          class_column: str, *, key: str | None = None, folds: int = 10, seed: int = 0,
-                         classifiers: Sequence[str] | str = CLASSIFIERS, alpha: float = 1.0,
+                         classifiers: Sequence[str] | str | None = None, alpha: float = 1.0,
              progress: Callable[[str], None] | None = None) -> EvaluationReport:
     """Stratified CV error of classifiers trained on `anonymized` and tested on `original`
-    (Kameya & Hayashi 2016, Sec. 4), next to the baseline trained on `original`. Reads only."""
+    (Kameya & Hayashi 2016, Sec. 4), next to the baseline trained on `original`. Reads only.
+    `classifiers` None: every one (anonsql.evaluate.CLASSIFIERS)."""
     with _open(db) as engine:
-        return _evaluate(engine, get_table(engine, original), get_table(engine, anonymized), qi, class_column, key,
-                         folds=folds, seed=seed, classifiers=classifiers, alpha=alpha, progress=progress)
+        return _evaluate_job.evaluate(engine, get_table(engine, original), get_table(engine, anonymized), qi,
+                                      class_column, key, folds=folds, seed=seed, alpha=alpha, progress=progress,
+                                      classifiers=_evaluate_job.CLASSIFIERS if classifiers is None else classifiers)
 
 
 def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, *,
@@ -310,7 +314,7 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
     `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
     validate.dry_run(execute, emit_sql)
     validate.output_file(emit_sql, "--emit-sql")
-    rules = parse_binary_spec(read_text(spec, "spec file"), spec)
+    rules = _features_spec.parse_spec(read_text(spec, "spec file"), spec)
     with _open(db) as engine:
         return _features_job.binarize(engine, table, rules, out, keep=[c for c in (key, class_column) if c],
                                       replace=replace, emit_sql=emit_sql, execute=execute)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import sql
 from .catalog import Table
@@ -123,3 +124,16 @@ def output_file(path: str | None, what: str) -> str | None:
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         raise AnonsqlError(f"{what} {path} is not writable")
     return path
+
+
+def column_pairs(spec: Mapping[str, Any] | str | None) -> list[tuple[str, str]]:
+    """'a=1, b = x' (or a mapping) as (column, value) text pairs, blanks trimmed.
+
+    >>> column_pairs("zip=text, born = date")
+    [('zip', 'text'), ('born', 'date')]
+    """
+    if not spec:
+        return []
+    pairs = spec.items() if isinstance(spec, Mapping) else (
+        item.rpartition("=")[::2] for item in spec.split(",") if item.strip())
+    return [(str(column).strip(), str(value).strip()) for column, value in pairs]

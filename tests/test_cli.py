@@ -139,3 +139,30 @@ def test_report_path_is_checked_before_any_work(capsys, db, small, tmp_path):
     code, _, err = run(capsys, "kanon", "--db", db, "--table", "t", "--qi", "zip", "--class", "cls", "--k", "2",
                        "--report", str(tmp_path / "missing" / "r.json"))
     assert code == 2 and "does not exist" in err and len(err.strip().splitlines()) == 1
+
+
+def test_every_command_is_listed_under_the_module_that_defines_it():
+    """Root.MODULES (which module to import for a command) agrees with the modules' COMMANDS."""
+    import importlib
+
+    from anonsql.cli.app import Root
+
+    defined = {c.name: m for m in set(Root.MODULES.values())
+               for c in importlib.import_module(f"anonsql.cli.{m}").COMMANDS}
+    assert defined == Root.MODULES
+
+
+@pytest.mark.parametrize("argv", [["kanon", "--help"], ["features", "--help"], ["release", "--help"]])
+def test_a_command_imports_only_what_it_uses(argv):
+    """A fast start (issue 11): a command's help imports none of pandas, scipy, scikit-learn,
+    matplotlib (checked in a fresh interpreter, not by timing). `anonsql --help` lists every
+    command, so it loads every module."""
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, sys\nfrom anonsql.cli import main\n"
+            f"with contextlib.redirect_stdout(io.StringIO()): main({argv!r})\n"
+            "print(','.join(sorted(m for m in ('pandas', 'scipy', 'sklearn', 'matplotlib', 'highspy', 'pyspark')"
+            " if m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""

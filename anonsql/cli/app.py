@@ -8,6 +8,7 @@ rule holds for a closed output pipe (`anonsql … | head`) and for Ctrl-C.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -52,13 +53,34 @@ class Group(click.Group):
     group_class = type  # subgroups are Groups too (click: `type` means "this class")
 
 
+class Root(Group):
+    """The `anonsql` group: a command's module (and its method's dependencies) is imported only
+    when that command runs or help lists it, so `anonsql kanon` never pays for scipy or
+    scikit-learn (issue 11: a fast start)."""
+
+    #: command name -> the module of anonsql.cli whose COMMANDS define it (a test checks both agree)
+    MODULES = {"load": "data", "dataset": "data", "profile": "data", "check": "data", "bin": "data",
+               "kanon": "kanon", "evaluate": "evaluate", "nbc": "nbc", "protect": "protect", "taxonomy": "protect",
+               "binarize": "features", "features": "features", "ac": "features", "tables": "tables",
+               "release": "release"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.MODULES, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.MODULES:
+            for command in importlib.import_module(f"{__package__}.{self.MODULES[cmd_name]}").COMMANDS:
+                self.add_command(command)
+        return super().get_command(ctx, cmd_name)
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so Python's final flush does not fail a second time."""
     with contextlib.suppress(OSError, ValueError):  # best effort: stdout may have no file descriptor
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=Root, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="anonsql", prog_name="anonsql")
 def cli() -> None:
     """Anonymize tables where they live: statistics and rewrites run as SQL in DuckDB (a file

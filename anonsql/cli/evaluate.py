@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from .. import api
-from ..evaluate import CLASSIFIERS
+from ..evaluate.job import CLASSIFIERS
 from . import options
 from .app import Command
 

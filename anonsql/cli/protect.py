@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api
-from ..protect import METHODS
+from ..protect.suppress import METHODS
 from . import options
 from .app import Command, Group
 

@@ -35,6 +35,7 @@ from ..engine import Engine
 from ..engine.duckdb import DuckDBEngine
 from ..errors import AnonsqlError, DatabaseError, VerificationError, first_line
 from ..report import Report
+from ..validate import column_pairs
 
 #: The column types a CSV column can take (kind -> SQL type); `--types` names these kinds.
 KINDS = {"integer": "BIGINT", "float": "DOUBLE", "date": "DATE", "timestamp": "TIMESTAMP",
@@ -79,19 +80,6 @@ class CsvFormat:
         except LookupError:
             raise AnonsqlError(f"unknown encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
         return cls(tuple(na), delimiter, encoding, parse_types(types))
-
-
-def column_pairs(spec: Mapping[str, Any] | str | None) -> list[tuple[str, str]]:
-    """'a=1, b = x' (or a mapping) as (column, value) text pairs, blanks trimmed.
-
-    >>> column_pairs("zip=text, born = date")
-    [('zip', 'text'), ('born', 'date')]
-    """
-    if not spec:
-        return []
-    pairs = spec.items() if isinstance(spec, Mapping) else (
-        item.rpartition("=")[::2] for item in spec.split(",") if item.strip())
-    return [(str(column).strip(), str(value).strip()) for column, value in pairs]
 
 
 def parse_types(types: Mapping[str, str] | str | None) -> dict[str, str]:

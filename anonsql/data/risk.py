@@ -13,7 +13,7 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from .loading import column_pairs
+from ..validate import column_pairs
 
 #: A record is "at risk" when its prosecutor risk 1/|E| exceeds this (a class smaller than 5).
 RISK_THRESHOLD = 0.2

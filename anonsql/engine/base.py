@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pandas as pd
-import pyarrow as pa
+if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
+    import pandas as pd
+    import pyarrow as pa
 
 
 class Engine(Protocol):

@@ -6,11 +6,13 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
-import pyarrow as pa
+
+if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
+    import pandas as pd
+    import pyarrow as pa
 
 from ..errors import AnonsqlError, DatabaseError, first_line
 

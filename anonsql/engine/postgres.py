@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
 
@@ -68,11 +69,15 @@ class PostgresEngine:
             return cur.fetchall()
 
     def fetch_df(self, sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
+        import pandas as pd  # where results are fetched, not at start (a fast start)
+
         with self._cursor_run(sql, params) as cur:
             names = [d.name for d in cur.description]
             return pd.DataFrame.from_records(cur.fetchall(), columns=names)
 
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
+        import pyarrow as pa
+
         return pa.Table.from_pandas(self.fetch_df(sql, params), preserve_index=False)
 
     @contextmanager
@@ -82,6 +87,8 @@ class PostgresEngine:
             yield
 
     def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
+        import pandas as pd
+
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
         # Column-wise .tolist() gives plain Python values, which psycopg adapts.
         data = [[None if pd.isna(v) else v for v in frame[c].tolist()] for c in frame.columns]

@@ -5,7 +5,13 @@ Read-only, so it has no rewrite.py or verify.py: the pure classifiers (model.py,
 stats.py (folds and per-fold count tables from SQL), job.py (the run and its EvaluationReport).
 """
 
-from .job import CLASSIFIERS, ClassifierResult, EvaluationReport, evaluate
-from .stats import find_key, fold_assignment
+from typing import TYPE_CHECKING
+
+from ..lazy import exports
+
+if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
+    from .job import CLASSIFIERS, ClassifierResult, EvaluationReport, evaluate
+    from .stats import find_key, fold_assignment
 
 __all__ = ["CLASSIFIERS", "ClassifierResult", "EvaluationReport", "evaluate", "find_key", "fold_assignment"]
+__getattr__ = exports(__name__, ('.job', '.stats'), __all__)

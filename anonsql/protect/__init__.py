@@ -7,10 +7,16 @@ runs a method on many cells), `metrics` (Section 2.4). Then `request` (the valid
 `stats`, `rewrite`, `verify`, `job` (the one transaction) and `store` (taxonomies in the database).
 """
 
-from .job import ProtectedCell, ProtectReport, protect_table
-from .request import ProtectionInput, read_cells_csv
-from .store import TaxonomyReport, TaxonomyTree, load_taxonomy, show_taxonomy
-from .suppress import METHODS
+from typing import TYPE_CHECKING
+
+from ..lazy import exports
+
+if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
+    from .job import ProtectedCell, ProtectReport, protect_table
+    from .request import ProtectionInput, read_cells_csv
+    from .store import TaxonomyReport, TaxonomyTree, load_taxonomy, show_taxonomy
+    from .suppress import METHODS
 
 __all__ = ["METHODS", "ProtectReport", "ProtectedCell", "ProtectionInput", "TaxonomyReport", "TaxonomyTree",
            "load_taxonomy", "protect_table", "read_cells_csv", "show_taxonomy"]
+__getattr__ = exports(__name__, ('.job', '.request', '.store', '.suppress'), __all__)

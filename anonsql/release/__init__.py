@@ -1,8 +1,14 @@
 """Declarative releases (no paper: the project's own): a TOML spec of steps and gates, run all or
 nothing, recorded as a manifest, one SQL script and an HTML report."""
 
-from .job import ReleaseReport, ReleaseVerifyReport
-from .plan import PlanReport
-from .spec import KINDS, Spec, load
+from typing import TYPE_CHECKING
+
+from ..lazy import exports
+
+if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
+    from .job import ReleaseReport, ReleaseVerifyReport
+    from .plan import PlanReport
+    from .spec import KINDS, Spec, load
 
 __all__ = ["KINDS", "PlanReport", "ReleaseReport", "ReleaseVerifyReport", "Spec", "load"]
+__getattr__ = exports(__name__, ('.job', '.plan', '.spec'), __all__)
