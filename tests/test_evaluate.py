@@ -340,7 +340,9 @@ def test_tree_learns_a_deterministic_class_and_survives_nulls(engine, make_table
     make_table("o", {"id": keys, "a": a, "b": b, "cls": cls})
     make_table("s", {"id": keys, "a": [None if k % 4 == 0 else x for k, x in zip(keys, a)], "b": b, "cls": cls})
     o, s = _tables(engine, "o", "s")
-    r = evaluate(engine, o, s, ["a", "b"], "cls", "id", folds=5, seed=1, classifiers=["tree"])
+    lines: list[str] = []
+    r = evaluate(engine, o, s, ["a", "b"], "cls", "id", folds=5, seed=1, classifiers=["tree"], progress=lines.append)
+    assert [x for x in lines if "tree fold" in x] == [f"  evaluate: tree fold {f}/5 done" for f in range(1, 6)] * 2
     t = r.classifiers["tree"]
     assert t.baseline_error == 0.0
     assert 0.0 <= t.error <= 0.5 and len(t.fold_errors) == 5
@@ -354,13 +356,15 @@ def test_weighted_tree_on_distinct_tuples_predicts_like_the_row_by_row_tree():
     pytest.importorskip("sklearn")
     from sklearn.tree import DecisionTreeClassifier
 
-    from anonsql.evaluate.tree import merged, one_hot
+    from anonsql.evaluate.tree import distinct_rows, one_hot
 
     rng = np.random.default_rng(3)
     domain = [3, 4, 2]
     rows = np.column_stack([rng.integers(-1, d, size=400) for d in domain])
     classes = (rows[:, 0] + np.maximum(rows[:, 1], 0) + (rng.random(400) < 0.2)) % 3
-    codes, cls, weights = merged(rows, classes, np.ones(400, dtype=np.int64))
+    tuples, tuple_of = distinct_rows(np.column_stack([rows, classes]))
+    assert (tuples[tuple_of] == np.column_stack([rows, classes])).all()
+    codes, cls, weights = tuples[:, :-1], tuples[:, -1], np.bincount(tuple_of).astype(np.float64)
     assert len(codes) < 200 and weights.sum() == 400
     grid = np.array(np.meshgrid(*[np.arange(-1, d) for d in domain])).reshape(len(domain), -1).T
     for seed in range(3):
@@ -368,6 +372,73 @@ def test_weighted_tree_on_distinct_tuples_predicts_like_the_row_by_row_tree():
         weighted = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(
             one_hot(codes, domain), cls, sample_weight=weights)
         assert (by_row.predict(one_hot(grid, domain)) == weighted.predict(one_hot(grid, domain))).all()
+
+
+def test_distinct_rows_numbers_every_row():
+    """Both ways of numbering distinct rows (one mixed-radix int64, or rows compared whole when
+    the codes are too large for it) give the sorted distinct rows and every row's number."""
+    from anonsql.evaluate.tree import distinct_rows
+
+    rng = np.random.default_rng(0)
+    for high in (5, 10**6):  # 10**6: (10**6 + 2)**5 overflows int64
+        table = rng.integers(0, 4, size=(500, 5)) * high // 3 - 1  # codes >= -1
+        rows, number = distinct_rows(table)
+        want = np.unique(table, axis=0)
+        assert (rows == want).all() and (rows[number] == table).all()
+    rows, number = distinct_rows(np.zeros((0, 3), dtype=np.int64))
+    assert rows.shape == (0, 3) and number.shape == (0,)
+
+
+def tree_table(n: int = 3000, seed: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A table where the tree matters: class = (q0 + q1 * q2) mod 3 for 75% of the rows, the
+    rest random; the anonymized copy blanks 15% of every QI's cells."""
+    rng = np.random.default_rng(seed)
+    cols = {f"q{j}": rng.integers(0, 2 + j, size=n) for j in range(4)}
+    noisy = rng.random(n) < 0.25
+    cls = np.where(noisy, rng.integers(0, 3, size=n), (cols["q0"] + cols["q1"] * cols["q2"]) % 3)
+    orig = pd.DataFrame({"id": np.arange(1, n + 1), **{k: [f"v{x}" for x in v] for k, v in cols.items()},
+                         "cls": [f"c{x}" for x in cls]})
+    anon = orig.copy()
+    for j in range(4):
+        anon.loc[rng.random(n) < 0.15, f"q{j}"] = None
+    return orig, anon
+
+
+def _wrong_per_fold(report, name: str) -> tuple[list[int], list[int]]:
+    c = report.classifiers[name]
+    return ([round(e * n) for e, n in zip(c.fold_errors, report.fold_rows)],
+            [round(e * n) for e, n in zip(c.baseline_fold_errors, report.fold_rows)])
+
+
+# Misclassified test rows per fold (anonymized-trained, original-trained), pinned as the tree
+# computed them before it trained on tuples numbered once for all folds (issue 16).
+PINNED_TREE = {
+    (10, 0): ([51, 56, 54, 48, 55, 57, 42, 46, 51, 39], 494),
+    (5, 3): ([103, 107, 98, 87, 110], 494),
+}
+PINNED_ADULT_TREE = ([625, 627, 615, 603, 618, 613, 624, 590, 598, 585], 5890)
+
+
+def test_tree_errors_are_pinned(engine, make_table):
+    pytest.importorskip("sklearn")
+    orig, anon = tree_table()
+    make_table("o", {c: orig[c].tolist() for c in orig})
+    make_table("a", {c: anon[c].tolist() for c in anon})
+    o, a = _tables(engine, "o", "a")
+    for (folds, seed), (wrong, baseline) in PINNED_TREE.items():
+        r = evaluate(engine, o, a, ["q0", "q1", "q2", "q3"], "cls", "id", folds=folds, seed=seed)
+        got, got_base = _wrong_per_fold(r, "tree")
+        assert got == wrong and sum(got_base) == baseline == r.classifiers["tree"].baseline_misclassified
+    assert r.classifiers["tree"].error < r.classifiers["nb"].error  # the tree matters here
+
+
+def test_tree_errors_on_adult_are_pinned(engine):
+    pytest.importorskip("sklearn")
+    _adult_with_nulls(engine)
+    o, a = _tables(engine, "adult", "adult_s")
+    r = evaluate(engine, o, a, ADULT_QI, "income", folds=10, seed=0, classifiers="tree")
+    got, got_base = _wrong_per_fold(r, "tree")
+    assert got == PINNED_ADULT_TREE[0] and sum(got_base) == PINNED_ADULT_TREE[1]
 
 
 def test_tree_without_scikit_learn_is_a_clear_error(engine, make_table, monkeypatch):
@@ -508,8 +579,15 @@ def test_evaluate_cli(capsys, db, make_table, tmp_path):
     assert out.startswith("stratified 2-fold cross validation (seed 0), 10 rows matched by id: trained on anon, "
                           "tested on orig; baseline trained on orig\n  nb    error 40.00%  baseline 30.00%  "
                           "(+10.00 points)\n")
+    code, out, err = run(capsys, *args, "--folds", "2")  # progress on stderr, stdout keeps the result
+    assert code == 0 and out.startswith("stratified 2-fold") and "evaluate: counting per fold (2 folds)" in err
+    assert "evaluate: training and testing tree on every fold" in err  # fold lines: at most one a second
+    assert "evaluate:" not in out
+    code, out, err = run(capsys, *args, "--folds", "2", "--quiet")
+    assert code == 0 and out.startswith("stratified 2-fold") and err == ""
     code, _, err = run(capsys, *args, "--folds", "1")  # rejected at parse time, like a bad classifier
     assert code == 2 and err.count("\n") == 1
     assert err.startswith("anonsql evaluate: error: Invalid value for '--folds': 1 is not in the range x>=2")
     code, _, err = run(capsys, *args, "--folds", "2", "--classifiers", "nb,svm")
-    assert code == 2 and err.startswith("anonsql evaluate: error: Invalid value for '--classifiers': 'svm' is not one of")
+    assert code == 2
+    assert err.startswith("anonsql evaluate: error: Invalid value for '--classifiers': 'svm' is not one of")

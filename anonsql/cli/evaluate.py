@@ -45,8 +45,9 @@ class ChoiceList(click.ParamType):
 @click.option("--classifiers", type=ChoiceList(CLASSIFIERS), default=",".join(CLASSIFIERS), show_default=True,
               help=f"comma-separated, from {', '.join(CLASSIFIERS)}")
 @options.report
+@options.quiet
 def evaluate(db: str, as_json: bool, original: str, anonymized: str, qi: str, class_column: str, key: str | None,
-             folds: int, seed: int, classifiers: str, report_file: str | None) -> int:
+             folds: int, seed: int, classifiers: str, report_file: str | None, quiet: bool) -> int:
     """Classifier error when trained on the anonymized table.
 
     Utility of an anonymized table for classification (Kameya & Hayashi 2016, Sec. 4):
@@ -55,10 +56,11 @@ def evaluate(db: str, as_json: bool, original: str, anonymized: str, qi: str, cl
     trained on the original; the quasi-identifiers are the classifiers' attributes. Rows of
     the two tables are matched by --key. nb: naive Bayes with Laplace smoothing, NULL cells
     ignored; tree: scikit-learn entropy tree, a stand-in for C4.5/J48 (needs
-    pip install 'anonsql[eval]'). Reads only.
+    pip install 'anonsql[eval]'). Reads only. Progress lines (per stage, per tree fold) go to
+    stderr unless --quiet.
     """
     result = api.evaluate_classifiers(db, original, anonymized, qi, class_column, key=key, folds=folds, seed=seed,
-                          classifiers=classifiers)
+                                      classifiers=classifiers, progress=options.progress(quiet))
     return options.finish(result, as_json, report_file)
 
 

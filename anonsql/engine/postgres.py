@@ -78,7 +78,9 @@ class PostgresEngine:
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         import pyarrow as pa
 
-        return pa.Table.from_pandas(self.fetch_df(sql, params), preserve_index=False)
+        frame = self.fetch_df(sql, params)  # column by column: a result may repeat a name (SELECT f.n, t.n)
+        return pa.Table.from_arrays([pa.Array.from_pandas(frame.iloc[:, i]) for i in range(frame.shape[1])],
+                                    names=[str(c) for c in frame.columns])
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -109,6 +109,7 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
         if "tree" in chosen:
             frames["tree_anon"] = stats.fold_table(engine, "evaluate/fold_combos", a, o, folds, seed)
         coded = stats.Coder(len(o.qi), frames)
+        del frames  # the coder keeps integer codes, not the fetched tables
         test = coded.combos("test")
     fold_rows = np.bincount(test.fold, weights=test.counts, minlength=folds).round().astype(np.int64)
     if int(fold_rows.sum()) != report.rows:  # the join by key lost or doubled rows: never expected

@@ -19,7 +19,7 @@ class FoldCombos:
     """N_f(y, c): one row per distinct (fold f, QI vector y, class c) of a table, with its count."""
 
     fold: np.ndarray  # (T,) int64, 0..F-1
-    codes: np.ndarray  # (T, M) int64, -1 = ⊥
+    codes: np.ndarray  # (T, M) int32, -1 = ⊥
     classes: np.ndarray  # (T,) int64 index into the class labels
     counts: np.ndarray  # (T,) int64
 

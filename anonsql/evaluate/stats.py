@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from sqlglot import exp
 
 from .. import sql, stats
@@ -68,13 +70,14 @@ def _with_folds(name: str) -> exp.Expr:
     return query
 
 
-def fold_table(engine: Engine, name: str, side: Side, original: Side, folds: int, seed: int) -> pd.DataFrame:
-    """sql/<name>.sql over the rows of `side`, each placed in the fold of its key in `original`."""
+def fold_table(engine: Engine, name: str, side: Side, original: Side, folds: int, seed: int) -> pa.Table:
+    """sql/<name>.sql over the rows of `side`, each placed in the fold of its key in `original`
+    (an Arrow table: strings stay packed, see Coder)."""
     text, params = sql.bind(_with_folds(name), engine.dialect, {
         **_fold_bindings(original.table, original.key, original.class_column, folds, seed),
         "tbl": side.table.expr, "tbl_key": sql.column(side.key, "t"),
         "qi": sql.columns(side.qi, "t"), "cls": sql.column(side.class_column, "t")})
-    return engine.fetch_df(text, params)
+    return engine.fetch_arrow(text, params)
 
 
 # --- the key and the alignment of the two tables ----------------------------------------------
@@ -150,25 +153,32 @@ def require_alignment(engine: Engine, original: Side, anonymized: Side, folds: i
 # --- coding the fetched frames -----------------------------------------------------------
 
 class Coder:
-    """Codes the fetched frames against shared dictionaries: per attribute j the values of
-    every frame (-1 for NULL), the class labels sorted (ties go to the first label).
+    """Codes the fetched Arrow tables against shared dictionaries: per attribute j the values
+    of every table (-1 for NULL), the class labels sorted (ties go to the first label).
 
-    Frames named nb_* are naive Bayes counts (fold, g_1..g_M, x_1..x_M, c, n); the others
+    Each column is dictionary-encoded by Arrow, so only the small dictionaries become Python
+    values: their union is sorted once (anonsql's order, not the engine's collation) and every
+    table's indices are remapped into it by one numpy lookup. Memory follows the fetched count
+    tables as integers, never one Python object per cell.
+
+    Tables named nb_* are naive Bayes counts (fold, g_1..g_M, x_1..x_M, c, n); the others
     are combinations (fold, y_1..y_M, c, n)."""
 
-    def __init__(self, m: int, frames: dict[str, pd.DataFrame]):
-        self.m, self.frames = m, frames
-        self._attr_codes: dict[str, list[np.ndarray]] = {}
-        layout = {name: (self._value_cols(name), self._class_col(name)) for name in frames}
+    def __init__(self, m: int, frames: dict[str, pa.Table]):
+        self.m = m
+        # per table: fold, count n, and for nb_* tables the GROUPING flags g_1..g_M
+        self._columns = {name: (_ints(t.column(0)), _ints(t.column(t.num_columns - 1)),
+                                np.column_stack([_ints(t.column(1 + j)) for j in range(m)])
+                                if name.startswith("nb_") else None) for name, t in frames.items()}
+        self._attr_codes: dict[str, list[np.ndarray]] = {name: [] for name in frames}
         self.values = []
         for j in range(m):
-            parts = {name: frames[name].iloc[:, cols[j]] for name, (cols, _) in layout.items()}
-            codes, uniques = _factorize(parts)
+            codes, uniques = _factorize({name: t.column(self._value_cols(name)[j]) for name, t in frames.items()})
             for name, c in codes.items():
-                self._attr_codes.setdefault(name, []).append(c)
+                self._attr_codes[name].append(c)
             self.values.append(uniques)
         self._class_codes, self.class_values = _factorize(
-            {n: frames[n].iloc[:, c] for n, (_, c) in layout.items()})
+            {name: t.column(self._class_col(name)) for name, t in frames.items()})
 
     @property
     def domain(self) -> list[int]:
@@ -183,28 +193,25 @@ class Coder:
         return 1 + 2 * self.m if name.startswith("nb_") else 1 + self.m
 
     def combos(self, name: str) -> FoldCombos:
-        """The frame as arrays in a canonical order (fold, codes, class): the same table gives
-        the same arrays on every engine, so the tree sees its samples in the same order."""
-        df = self.frames[name]
-        fold = df.iloc[:, 0].to_numpy(np.int64)
-        codes = np.column_stack(self._attr_codes[name]).astype(np.int64)
+        """The table as arrays in a canonical order (fold, codes, class): the same table gives
+        the same arrays on every engine. Once per table: its codes are handed over."""
+        fold, n, _ = self._columns[name]
+        codes = np.column_stack(self._attr_codes.pop(name))
         classes = self._class_codes[name].astype(np.int64)
         order = np.lexsort((classes, *(codes[:, j] for j in reversed(range(self.m))), fold))
-        return FoldCombos(fold[order], codes[order], classes[order], df.iloc[:, -1].to_numpy(np.int64)[order])
+        return FoldCombos(fold[order], codes[order], classes[order], n[order])
 
     def nb_counts(self, name: str, n_folds: int) -> FoldNBCounts:
-        """N_f(x_j, c) per attribute and N_f(c) from the GROUPING SETS rows of an nb_* frame."""
-        df, m = self.frames[name], self.m
-        fold = df.iloc[:, 0].to_numpy(np.int64)
-        grouping = df.iloc[:, 1 : 1 + m].to_numpy(np.int64)
+        """N_f(x_j, c) per attribute and N_f(c) from the GROUPING SETS rows of an nb_* table."""
+        fold, n, grouping = self._columns[name]
+        assert grouping is not None
         cls = self._class_codes[name].astype(np.int64)
-        n = df.iloc[:, -1].to_numpy(np.int64)
         n_classes = len(self.class_values)
         class_rows = grouping.all(axis=1)
         by_class = np.zeros((n_folds, n_classes), np.int64)
         np.add.at(by_class, (fold[class_rows], cls[class_rows]), n[class_rows])
         attr = []
-        for j in range(m):
+        for j in range(self.m):
             code = self._attr_codes[name][j]
             rows = (grouping[:, j] == 0) & (code >= 0)  # attribute j's set, non-NULL x_j
             table = np.zeros((n_folds, len(self.values[j]), n_classes), np.int64)
@@ -213,16 +220,26 @@ class Coder:
         return FoldNBCounts(attr, by_class)
 
 
-def _factorize(parts: dict[str, pd.Series]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Codes of several columns against one sorted dictionary of their non-NULL values (-1 = NULL)."""
-    arrays = [p.astype(object).where(p.notna(), None).to_numpy(dtype=object) for p in parts.values()]
-    joined = np.concatenate(arrays) if arrays else np.array([], dtype=object)
+def _ints(col: pa.ChunkedArray) -> np.ndarray:
+    return col.to_numpy().astype(np.int64)
+
+
+def _factorize(parts: dict[str, pa.ChunkedArray]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Codes of several columns against one sorted dictionary of their non-NULL values (-1 =
+    NULL, and so is a float NaN). Values of different types (e.g. a generalized integer
+    column) do not sort: then the dictionary is in order of first appearance."""
+    encoded = {name: pc.dictionary_encode(col.combine_chunks() if col.num_chunks != 1 else col.chunk(0))
+               for name, col in parts.items()}
+    dicts = [np.array(e.dictionary.to_pylist() + [None], dtype=object) for e in encoded.values()]
+    joined = np.concatenate(dicts)
+    joined[pd.isna(joined)] = None  # NaN is NULL, as pandas read it
     try:
         codes, uniques = pd.factorize(joined, sort=True, use_na_sentinel=True)
-    except TypeError:  # values of different types (e.g. a generalized integer column) do not sort
+    except TypeError:
         codes, uniques = pd.factorize(joined, sort=False, use_na_sentinel=True)
     out, start = {}, 0
-    for name, a in zip(parts, arrays):
-        out[name] = codes[start : start + len(a)]
-        start += len(a)
+    for (name, e), d in zip(encoded.items(), dicts):
+        lookup = codes[start : start + len(d)].astype(np.int32)  # the last entry: NULL -> -1
+        out[name] = lookup[e.indices.fill_null(len(d) - 1).to_numpy()]
+        start += len(d)
     return out, np.asarray(uniques, dtype=object)

@@ -8,22 +8,28 @@ one 0/1 column per value of its dictionary; a NULL cell (⊥) is NaN in ALL of a
 columns, which scikit-learn >= 1.3 routes down whichever branch fits the training data
 better (and, for a split trained without missing values, down the larger branch).
 
-The tree learns from the distinct (fold, QI vector, class) combinations of the training
-table weighted by their counts (sql/evaluate/fold_combos.sql, the query that also gives naive
-Bayes its test tuples), not from one fetched row per record: with the default stopping
-rules (min_samples_split=2, min_samples_leaf=1, no depth limit) a weighted distinct tuple
-grows the same splits as its copies would (identical rows cannot be separated), up to how
-ties between equally good splits are broken (the scikit-learn tie-break is the seeded order
-of the features, not of the samples; tests/test_evaluate.py checks row-by-row and weighted
-trees predict alike). Fold f's training set merges the other folds' combinations into
-distinct (QI vector, class) tuples, summing their counts, so a tree learns from each distinct
-tuple once, however many folds hold it. Still, this fetches one row per combination of the
-anonymized table: for adult-kh (30,161 rows, 8 QIs) 22,476 rows, as most QI vectors there
-are nearly unique.
+The tree learns from the distinct (QI vector, class) tuples of the training table weighted by
+their counts (sql/evaluate/fold_combos.sql, the query that also gives naive Bayes its test
+tuples), not from one fetched row per record: with the default stopping rules
+(min_samples_split=2, min_samples_leaf=1, no depth limit) a weighted distinct tuple grows the
+same splits as its copies would (identical rows cannot be separated), and the weights are
+integers, so every weighted class count the splitter compares is exact whatever the order of
+the samples; ties between equally good splits go by the seeded order of the FEATURES, not of
+the samples (tests/test_evaluate.py checks row-by-row and weighted trees predict alike).
 
-NOT YET (issue 16): at 10^6 rows with ~400,000 distinct tuples, the twenty scikit-learn fits
-(10 folds, anonymized and baseline) take minutes (benchmarks/results/evaluate_speed.json), far
-from the 60 s target; a faster tree must first be shown to keep these error figures.
+Work done once, not per fold: the distinct (QI vector, class) tuples of all folds are numbered
+once, and fold f's weights are one bincount of the other folds' counts over those numbers;
+its tree then sees each tuple of the training folds once, in one fixed order (column-major
+float32 one-hot, which scikit-learn's splitter reads a feature at a time). Each fold's tree
+predicts every distinct QI vector of its test fold once. The folds are fitted one after the
+other: one tree's one-hot matrix and nodes at a time (at 10^6 rows ~600,000 training tuples,
+~650,000 nodes, ~250 MB) keep the peak memory under 1 GB.
+
+NOT YET (issue 16's 60 s): at 10^6 rows, 8 columns, 10 folds the run takes 82 CPU seconds
+(benchmarks/results/evaluate_speed.json), ~65 of them in the twenty scikit-learn fits
+themselves (~600,000 and ~360,000 weighted tuples per fold). Going below needs a tree grown
+from count tables in compiled code that reproduces scikit-learn's splits, its missing-value
+routing and its seeded tie-breaks exactly, or two cores at ~250 MB more per parallel fit.
 
 Pure numpy + scikit-learn: no SQL here.
 """
@@ -50,10 +56,10 @@ def require_sklearn():
 
 
 def one_hot(codes: np.ndarray, domain: list[int]) -> np.ndarray:
-    """(T, Σ_j |V_j|) float32 matrix (scikit-learn's trees work in float32 anyway, so this is
-    the same input at half the memory): indicator of each value; NaN across attribute j when
+    """(T, Σ_j |V_j|) float32 matrix in column-major order (scikit-learn's trees work in float32
+    and read one feature at a time): indicator of each value; NaN across attribute j when
     x_j = ⊥. Filled in place, one attribute's columns at a time."""
-    out = np.zeros((len(codes), int(sum(domain))), dtype=np.float32)
+    out = np.zeros((len(codes), int(sum(domain))), dtype=np.float32, order="F")
     start = 0
     for j, size in enumerate(domain):
         code = codes[:, j]
@@ -67,30 +73,39 @@ def one_hot(codes: np.ndarray, domain: list[int]) -> np.ndarray:
 def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_folds: int, seed: int,
                   progress: Callable[[str], None] | None = None) -> np.ndarray:
     """Misclassified test rows per fold: fold f's tree learns from train's other folds
-    (`progress` hears one line per fold)."""
+    (`progress` hears one line per fold, in fold order)."""
     tree_class = require_sklearn()
+    tuples, tuple_of = distinct_rows(np.column_stack([train.codes, train.classes.astype(train.codes.dtype)]))
+    vectors, vector_of = distinct_rows(test.codes)
+
     wrong = np.zeros(n_folds, dtype=np.int64)
     for f in range(n_folds):
-        learn, ask = train.fold != f, test.fold == f
-        if not ask.any():
-            continue
-        codes, classes, weights = merged(train.codes[learn], train.classes[learn], train.counts[learn])
-        model = tree_class(criterion="entropy", random_state=seed % 2**32)
-        model.fit(one_hot(codes, domain), classes, sample_weight=weights)
-        predicted = model.predict(one_hot(test.codes[ask], domain))
-        wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
+        ask, learn = test.fold == f, train.fold != f
+        if ask.any():
+            weights = np.bincount(tuple_of[learn], weights=train.counts[learn].astype(np.float64),
+                                  minlength=len(tuples))
+            taught = weights.nonzero()[0]
+            model = tree_class(criterion="entropy", random_state=seed % 2**32)
+            model.fit(one_hot(tuples[taught, :-1], domain), tuples[taught, -1], sample_weight=weights[taught])
+            asked, where = np.unique(vector_of[ask], return_inverse=True)  # each distinct QI vector once
+            predicted = model.predict(one_hot(vectors[asked], domain))[where.reshape(-1)]
+            wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
         if progress is not None:
             progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
     return wrong
 
 
-def merged(codes: np.ndarray, classes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct (QI vector, class) tuples of several folds' combinations, counts summed
-    (float64 sample weights), in the order of their first occurrence."""
-    if len(codes) == 0:
-        return codes, classes, counts.astype(np.float64)
-    table = np.column_stack([codes, classes]).astype(np.int64)
-    _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
-    weights = np.bincount(inverse.reshape(-1), weights=counts.astype(np.float64), minlength=len(first))
-    order = np.argsort(first, kind="stable")
-    return codes[first[order]], classes[first[order]], weights[order]
+def distinct_rows(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a matrix of codes >= -1 (sorted) and, for every row, the number of
+    its distinct row: through one int64 number per row (mixed radix) when the codes fit."""
+    if len(table) == 0:
+        return table, np.zeros(0, dtype=np.int64)
+    radix = table.max(axis=0).astype(np.int64) + 2  # codes -1..max as digits 0..max+1
+    if float(np.prod(radix.astype(np.float64))) >= 2.0**62:
+        rows, inverse = np.unique(table, axis=0, return_inverse=True)
+        return rows, inverse.reshape(-1)
+    number = np.zeros(len(table), dtype=np.int64)
+    for j in range(table.shape[1]):
+        number = number * radix[j] + (table[:, j] + 1)
+    _, first, inverse = np.unique(number, return_index=True, return_inverse=True)
+    return table[first], inverse.reshape(-1)
