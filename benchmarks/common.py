@@ -2,24 +2,51 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
 
 import anonsql
-from anonsql.engine import connect
 from anonsql.data.loading import write_frame
+from anonsql.engine import connect
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.pgserver
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT))  # the repository, for tests.pgserver (last: never ahead of an old tree)
 from tests.pgserver import TempPostgres, find_bindir  # noqa: E402
 
 KH_QI = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex", "native_country"]
 KH_CLASS = "income"
+
+
+def old_tree(ref: str = "HEAD") -> Path:
+    """The committed implementation (`git archive <ref> anonsql sql`) extracted into a temporary
+    directory: a subprocess given `old_env(...)` imports it as `anonsql`, so today's code runs
+    beside the working tree's in the same benchmark run."""
+    tmp = Path(tempfile.mkdtemp(prefix="anonsql_old_"))
+    archive = subprocess.run(["git", "archive", ref, "anonsql", "sql", "fixtures"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    # the data packages as the wheel lays them out (pyproject.toml), so that the old code reads
+    # its own SQL files, not the working tree's (which an editable install maps them to)
+    for data, package in (("sql", "_sql"), ("fixtures", "_fixtures")):
+        (tmp / data).rename(tmp / "anonsql" / package)
+        (tmp / "anonsql" / package / "__init__.py").touch()
+    return tmp
+
+
+def old_env(tree: Path | None) -> dict[str, str]:
+    """The environment of a subprocess that imports `anonsql` from `tree` (None: the working tree)."""
+    first = str(tree) if tree is not None else str(ROOT)
+    rest = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": first + (os.pathsep + rest if rest else "")}
 
 
 def best_of(fn: Callable[[], object], repeat: int = 3) -> float:

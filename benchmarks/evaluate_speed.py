@@ -1,7 +1,7 @@
 """evaluate (naive Bayes + tree, 10 folds) on a large table (issue 16): wall time and peak
 memory in a fresh process per size. The anonymized table is the original with 10% of the QI
-cells NULL. Today's tree (float64 one-hot, one weighted row per (fold, QI vector, class)
-combination, no merging across training folds) runs beside the new one at --old-rows.
+cells NULL. Today's implementation (HEAD, `git archive` into a temporary package imported by a
+subprocess: benchmarks/common.py old_tree) runs beside the working tree's at --old-rows.
 
     python benchmarks/evaluate_speed.py [--rows 1000000] [--old-rows 100000]
         [--out benchmarks/results/evaluate_speed.json]
@@ -23,38 +23,28 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from common import load_frame  # noqa: E402
+from common import load_frame, old_env, old_tree  # noqa: E402
 from protect_scale import frame  # noqa: E402
 
 QI = [f"s{j}" for j in range(7)]
 
 
-def run_one(db: str, old: bool) -> dict:
+def run_one(db: str) -> dict:
+    """One run in this process, with the `anonsql` it imports (the working tree's or HEAD's)."""
     import anonsql.api
-    from anonsql.evaluate import tree
-    if old:
-        def one_hot(codes, domain):  # HEAD's float64 one-hot
-            blocks = []
-            for j, size in enumerate(domain):
-                block = np.zeros((len(codes), size), dtype=np.float64)
-                code = codes[:, j]
-                known = code >= 0
-                block[known.nonzero()[0], code[known]] = 1.0
-                block[~known] = np.nan
-                blocks.append(block)
-            return np.hstack(blocks)
-        tree.one_hot = one_hot
-        tree.merged = lambda codes, classes, counts: (codes, classes, counts.astype(np.float64))
     start = time.perf_counter()
     r = anonsql.api.evaluate_classifiers(db, "t", "a", qi=QI, class_column="diagnosis", key="patient_id", folds=10)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"seconds": round(time.perf_counter() - start, 2),
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+            "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),  # the process's CPU, less inflated by load
+            "stage_seconds": {k: round(v, 2) for k, v in r.seconds.items()},
+            "peak_rss_mb": usage.ru_maxrss // 1024,
             "errors": {c.classifier: [c.error, c.baseline_error] for c in r.classifiers.values()}}
 
 
-def measure(db: str, old: bool = False) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--run", db] + (["--old"] if old else []),
-                         capture_output=True, text=True)
+def measure(db: str, tree: Path | None = None) -> dict:
+    """`run_one` in a fresh process importing `anonsql` from `tree` (None: the working tree)."""
+    out = subprocess.run([sys.executable, __file__, "--run", db], env=old_env(tree), capture_output=True, text=True)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1:]}
     return json.loads(out.stdout)
@@ -66,14 +56,13 @@ def main() -> None:
     ap.add_argument("--old-rows", type=int, default=100_000)
     ap.add_argument("--out")
     ap.add_argument("--run")
-    ap.add_argument("--old", action="store_true")
     args = ap.parse_args()
     if args.run:
-        print(json.dumps(run_one(args.run, args.old)))
+        print(json.dumps(run_one(args.run)))
         return
     tmp = tempfile.mkdtemp(prefix="anonsql_eval_")
     result: dict = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()],
-              "benchmark": "evaluate_speed", "folds": 10, "classifiers": ["nb", "tree"],
+                    "benchmark": "evaluate_speed", "folds": 10, "classifiers": ["nb", "tree"],
                     "targets": {"seconds": 60, "peak_mb": 1024}, "runs": []}
     for rows in (args.old_rows, args.rows):
         f = frame(rows)
@@ -83,9 +72,10 @@ def main() -> None:
         for c in QI:
             f.loc[rng.random(rows) < 0.1, c] = None
         load_frame(db, f, "a")
-        entry = {"rows": rows, "new": measure(db)}
+        entry = {"rows": rows, "load_average_before": [round(x, 2) for x in os.getloadavg()], "new": measure(db)}
         if rows == args.old_rows:
-            entry["old"] = measure(db, old=True)
+            entry["old"] = measure(db, old_tree())
+            entry["same_errors"] = entry["old"].get("errors") == entry["new"].get("errors")
         result["runs"].append(entry)
         print(json.dumps(entry), file=sys.stderr)
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -29,16 +29,16 @@ import numpy as np
 import pandas as pd
 
 import anonsql
+from anonsql.data.loading import write_frame
 from anonsql.engine import connect
 from anonsql.protect import metrics
 from anonsql.protect.deletion import Cell, Microdata, SeededChance
 from anonsql.protect.generalization import METHODS_G, GeneralizedMicrodata, id3_g_predicts
+from anonsql.protect.job import protect_table
 from anonsql.protect.naive_bayes import NU
+from anonsql.protect.store import load_taxonomy
 from anonsql.protect.suppress import DELETION, suppress_cells, suppress_cells_g
 from anonsql.protect.taxonomy import Taxonomy
-from anonsql.protect.job import protect_table
-from anonsql.protect.store import load_taxonomy
-from anonsql.data.loading import write_frame
 from anonsql.stats import encode
 
 THESIS = {

@@ -1,7 +1,7 @@
 """protect on a large table (issue 16): 10 confidential cells of a synthetic table with 8
 categorical columns, wall time and peak memory (each run in its own process), on DuckDB and
-PostgreSQL; today's (HEAD) algorithm modules are run beside the new ones at the sizes given
-by --old-rows (where they finish).
+PostgreSQL; today's implementation (HEAD, `git archive` into a temporary package imported by a
+subprocess: benchmarks/common.py old_tree) runs beside the working tree's at --old-rows.
 
     python benchmarks/protect_scale.py [--rows 1000000] [--pg-rows 1000000] [--old-rows 20000]
         [--method dropp] [--out benchmarks/results/protect_scale.json]
@@ -24,7 +24,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from common import TempPostgres, load_frame  # noqa: E402
+from common import TempPostgres, load_frame, old_env, old_tree  # noqa: E402
 
 
 def frame(rows: int, seed: int = 0) -> pd.DataFrame:
@@ -40,34 +40,22 @@ def frame(rows: int, seed: int = 0) -> pd.DataFrame:
     return out
 
 
-def run_one(db: str, method: str, old: bool, n: int) -> dict:
-    """One protect run in this process: seconds and peak RSS."""
-    from anonsql.protect import job
-    if old:
-        sys.path.insert(0, str(ROOT / "benchmarks"))
-        import importlib
-
-        from protect_speed import old_package
-        name = old_package()
-        d = importlib.import_module(f"{name}.deletion")
-        s = importlib.import_module(f"{name}.suppress")
-        g = importlib.import_module(f"{name}.generalization")
-        job.Microdata, job.GeneralizedMicrodata = d.Microdata, g.GeneralizedMicrodata
-        job.SeededChance, job.protect_cells = d.SeededChance, lambda *a, progress=None, **k: s.protect_cells(*a, **k)
+def run_one(db: str, method: str, n: int) -> dict:
+    """One protect run in this process (with the `anonsql` it imports): seconds and peak RSS."""
     import anonsql
     rows = [str(1 + r * (n // 10)) for r in range(10)]
     start = time.perf_counter()
-    r = anonsql.protect_table(db, "t", "patient_id", target="diagnosis", rows=rows, method=method, replace=True,
-                              top_k=2 if old else None)
+    r = anonsql.protect_table(db, "t", "patient_id", target="diagnosis", rows=rows, method=method, replace=True)
     return {"seconds": round(time.perf_counter() - start, 2), "peak_rss_mb": resource.getrusage(
         resource.RUSAGE_SELF).ru_maxrss // 1024, "ok": r.ok, "changed_cells": r.changed_cells,
-        "stages": {k: round(v, 2) for k, v in r.seconds.items()} if isinstance(r.seconds, dict) else r.seconds}
+        "stages": {k: round(v, 2) for k, v in r.seconds.items()} if isinstance(r.seconds, dict) else r.seconds,
+        "anonsql": str(Path(anonsql.__file__).parent)}
 
 
-def measure(db: str, method: str, n: int, old: bool = False) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--run", db, "--method", method, "--rows", str(n)]
-                         + (["--old"] if old else []),
-                         capture_output=True, text=True)
+def measure(db: str, method: str, n: int, tree: Path | None = None) -> dict:
+    """`run_one` in a fresh process importing `anonsql` from `tree` (None: the working tree)."""
+    out = subprocess.run([sys.executable, __file__, "--run", db, "--method", method, "--rows", str(n)],
+                         env=old_env(tree), capture_output=True, text=True)
     if out.returncode:
         return {"error": out.stderr.strip().splitlines()[-1:]}
     return json.loads(out.stdout)
@@ -81,33 +69,37 @@ def main() -> None:
     ap.add_argument("--method", default="dropp")
     ap.add_argument("--no-postgres", action="store_true")
     ap.add_argument("--out")
-    ap.add_argument("--run")
-    ap.add_argument("--old", action="store_true")
+    ap.add_argument("--only-duckdb-rows", type=int, help="one DuckDB size, new beside old (for profiling)")
+    ap.add_argument("--run", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.run:
-        print(json.dumps(run_one(args.run, args.method, args.old, args.rows)))
+        print(json.dumps(run_one(args.run, args.method, args.rows)))
         return
+    old = old_tree()
     tmp = tempfile.mkdtemp(prefix="anonsql_scale_")
     result: dict = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()],
               "benchmark": "protect_scale", "method": args.method, "cells": 10, "columns": 8,
                     "targets": {"duckdb_1e6_seconds": 30, "duckdb_1e6_peak_mb": 1024, "postgres": "within 3x"},
                     "runs": []}
-    sizes = [("duckdb", args.old_rows, True), ("duckdb", args.rows, False)]
+    sizes = [("duckdb", args.old_rows, True)] + ([("duckdb", args.rows, False)] if args.rows > args.old_rows else [])
+    if args.only_duckdb_rows:
+        sizes = [("duckdb", args.only_duckdb_rows, True)]
     for engine_name, rows, with_old in sizes:
         db = f"{tmp}/t{rows}.duckdb"
         load_frame(db, frame(rows), "t")
         entry = {"engine": engine_name, "rows": rows, "new": measure(db, args.method, rows)}
         if with_old:
-            entry["old"] = measure(db, args.method, rows, old=True)
+            entry["old"] = measure(db, args.method, rows, old)
         result["runs"].append(entry)
         print(json.dumps(entry), file=sys.stderr)
-    if not args.no_postgres:
+    if not (args.no_postgres or args.only_duckdb_rows):
         with TempPostgres() as url:
-            for rows, with_old in ((args.old_rows, True), (args.pg_rows, False)):
+            for rows, with_old in [(args.old_rows, True)] + ([(args.pg_rows, False)] if args.pg_rows > args.old_rows
+                                                             else []):
                 load_frame(url, frame(rows), "t")
                 entry = {"engine": "postgres", "rows": rows, "new": measure(url, args.method, rows)}
                 if with_old:
-                    entry["old"] = measure(url, args.method, rows, old=True)
+                    entry["old"] = measure(url, args.method, rows, old)
                 result["runs"].append(entry)
                 print(json.dumps(entry), file=sys.stderr)
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

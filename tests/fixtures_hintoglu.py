@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from anonsql.protect.id3 import distinct
+from anonsql.protect.rows import FetchedRows
 from anonsql.stats import encode
 
 AP, DYS, GAS = "Angina Pectoris", "Dyspepsia", "Gastritis"
@@ -33,3 +35,18 @@ def coded(columns: list[str], data: dict | None = None) -> tuple[np.ndarray, lis
 def decoded(X: np.ndarray, values: list[np.ndarray]) -> list[tuple]:
     """Rows of X back as values, '?' for ν (the thesis's notation)."""
     return [tuple("?" if c < 0 else values[j][c] for j, c in enumerate(row)) for row in X]
+
+
+def fetched(X: np.ndarray, keys: list, confidential: list[int]) -> tuple[FetchedRows, list[dict]]:
+    """X as the protect job reads it: rows named by `keys` (sorted, so the row order is X's),
+    the `confidential` rows read upfront, the others fetched when an algorithm selects them
+    (WHERE on the ORIGINAL codes; each WHERE logged), counts from the distinct tuples."""
+    source, asked = X.copy(), []
+
+    def fetch(where):
+        asked.append(dict(where))
+        hit = np.flatnonzero(np.all([source[:, c] == v for c, v in where.items()], axis=0))
+        return [keys[i] for i in hit], source[hit]
+
+    tuples = distinct(source, [int(source.max()) + 1] * X.shape[1])
+    return FetchedRows(len(X), fetch, lambda: tuples, {keys[i]: source[i] for i in confidential}), asked

@@ -7,13 +7,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from anonsql.protect.deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell
 from anonsql.protect import generalization
+from anonsql.protect.deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell
 from anonsql.protect.generalization import GeneralizedMicrodata, decp_g, dropp_g, e_decp_g, e_dropp_g, hid3_g, incp_g
 from anonsql.protect.id3 import Node
-from anonsql.protect.suppress import suppress_cells_g
 from anonsql.protect.partial_counts import estimate
+from anonsql.protect.suppress import suppress_cells_g
 from anonsql.protect.taxonomy import Taxonomy
+
+from .fixtures_hintoglu import fetched
 
 # The symptom taxonomy of Figure 4.3 / Tables 4.4-4.5: 1, 2 under Low; 3 and High = {4, 5}
 # under Mid-High. The thesis prints the root as "?" (Table 4.5, palpitation of tuple 3).
@@ -239,6 +241,26 @@ def random_problem(seed: int, rows: int = 40, cols: int = 5) -> GeneralizedMicro
 
 
 @pytest.mark.parametrize("method", ["decp-g", "incp-g", "dropp-g", "hid3-g", "e-decp-g", "e-dropp-g"])
+def test_rows_fetched_when_needed_decide_as_in_memory_g(method):
+    """The job's path (rows.FetchedRows: rows fetched by WHERE when needed, counts from distinct
+    tuples, keys as row ids) makes exactly the decisions of the whole matrix in memory."""
+    from anonsql.protect.deletion import SeededChance
+
+    memory = random_problem(1)
+    X = memory.X.copy()
+    keys = [f"k{i:03d}" for i in range(len(X))]
+    rows, _ = fetched(X, keys, [0, 3, 5, 8])
+    db = GeneralizedMicrodata(rows, memory.domains, memory.attrs, taxonomies=memory.taxonomies)
+    cells = [Cell(r, c, int(X[r, c])) for r in (0, 3, 5, 8) for c in (0, 2)]
+    a = suppress_cells_g(memory, cells, method, SeededChance(1))
+    b = suppress_cells_g(db, [Cell(keys[c.row], c.target, c.value) for c in cells], method, SeededChance(1))
+    assert [(r.status, [(keys[i], j) for i, j in r.changes], r.next_best, r.before, r.after) for r in a] == \
+        [(r.status, r.changes, r.next_best, r.before, r.after) for r in b]
+    assert rows.changed() == [(keys[i], j, int(X[i, j]), int(memory.X[i, j]))
+                              for i, j in np.argwhere(memory.X != X).tolist()]
+
+
+@pytest.mark.parametrize("method", ["decp-g", "incp-g", "dropp-g", "hid3-g", "e-decp-g", "e-dropp-g"])
 def test_every_method_leaves_no_cell_predicted(method):
     """Several cells (two per tuple, repeated values, two attributes): at the end each one is
     generalized above its value, or its tuple deleted, or kept by the coin, and Def. 4.1's
@@ -371,7 +393,7 @@ def test_job_failed_check_rolls_back(records, monkeypatch):
 
     def lazy(p, cells, method, chance, **kw):
         for c in cells:
-            p.X[c.row, c.target] = p.taxonomies[c.target].generalize(c.value, 1)
+            p.rows.set(c.row, c.target, p.taxonomies[c.target].generalize(c.value, 1))
         return [CellResult(c, status="suppressed") for c in cells]
 
     monkeypatch.setattr(job, "protect_cells", lazy)
@@ -399,7 +421,8 @@ def test_cli_taxonomy_load_show_and_protect_g(db, engine, make_table, tmp_path, 
 
     write_records(make_table, tmp_path)
     assert main(["taxonomy", "load", "--db", db, "--name", "severity", "--file", str(tmp_path / "severity.json")]) == 0
-    assert main(["taxonomy", "load", "--db", db, "--name", "diagnoses", "--file", str(tmp_path / "diagnoses.toml")]) == 0
+    assert main(["taxonomy", "load", "--db", db, "--name", "diagnoses", "--file",
+                 str(tmp_path / "diagnoses.toml")]) == 0
     assert "stored" in capsys.readouterr().out
     assert main(["taxonomy", "show", "--db", db, "--name", "severity"]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == ["Any", "  Low"]

@@ -12,10 +12,10 @@ from anonsql.protect.deletion import Cell, Microdata
 from anonsql.protect.naive_bayes import NU, class_scores, is_predicted, next_best_candidates
 from anonsql.protect.suppress import suppress_cells
 
-from .fixtures_hintoglu import AP, BOB, DYS, GAS, SYMPTOMS, TABLE_1_2, coded, decoded
+from .fixtures_hintoglu import AP, BOB, DYS, GAS, SYMPTOMS, TABLE_1_2, coded, decoded, fetched
 
 COLS = [*SYMPTOMS, "diagnosis"]
-I, CP, P, DX = range(4)
+I, CP, P, DX = range(4)  # noqa: E741 (the thesis's attribute names)
 
 
 class Fixed:
@@ -252,10 +252,11 @@ def test_job_dropp_reproduces_table_3_4(engine, make_table):
     r = symptoms_only(engine, rows=["2"], method="dropp", out="records_pub")
     assert r.out == "records_pub" and r.changes_table == "records_pub_changes"
     assert [c.query for c in r.checks] == ["protect/check_confidential", "protect/check_changes",
-                                           "protect/changes_list", "protect/keys", "protect/nb_counts"]
+                                           "protect/changes_list", "protect/rows_kept", "protect/nb_counts"]
     assert table_rows(engine, "records") == before  # the source is untouched
     (cell,) = r.cells
-    assert (cell.key, cell.column, cell.status, cell.suppressed, cell.deleted) == (2, "diagnosis", "suppressed", True, False)
+    assert (cell.key, cell.column, cell.status, cell.suppressed, cell.deleted) == (
+        2, "diagnosis", "suppressed", True, False)
     assert cell.prediction_before == {"nb": [AP], "id3": [AP]}
     assert cell.prediction_after["nb"] == [AP, GAS]  # the tie of Example 4, Step 6
     assert cell.next_best_guess == GAS and cell.side_effects == 2  # the only candidate (Def. 3.2)
@@ -282,7 +283,7 @@ def test_job_hid3_and_hybrid_are_checked_by_id3(engine, make_table):
     make_table("records", TABLE_1_2)
     for method, out in (("hid3", "h"), ("hid3+dropp", "hd")):
         r = symptoms_only(engine, rows=["2", "6"], method=method, out=out)
-        assert [c.query for c in r.checks][-1] == "protect/coded_column"  # the ID3 re-check
+        assert [c.query for c in r.checks][-1] == "protect/tuple_counts"  # the ID3 re-check
         assert all(set(c.prediction_after) == {"nb", "id3"} for c in r.cells)
         for c in r.cells:
             if c.status != "deleted":
@@ -411,6 +412,33 @@ def test_enhanced_protect_every_cell(method, plain):
     assert changed[method] > 0 and changed[plain] > 0
 
 
+@pytest.mark.parametrize("method", ["decp", "incp", "dropp", "hid3", "nrd", "hid3+decp", "hid3+incp", "e-decp",
+                                    "e-dropp"])
+def test_rows_fetched_when_needed_decide_as_in_memory(method):
+    """The job's path (rows.FetchedRows: only the confidential rows and the selected ones held,
+    counts from distinct tuples) makes exactly the decisions of the whole matrix in memory."""
+    from anonsql.protect.rows import FetchedRows
+
+    X = random_microdata(5, rows=80)
+    t = X.shape[1] - 1
+    preds = {t: list(range(t))}
+    cells = [Cell(r, t, int(X[r, t])) for r in (np.flatnonzero(X[:, t] == 0)[:4] if method == "e-decp"
+                                                 else (2, 7, 11, 30))]
+    keys = [f"k{i:03d}" for i in range(len(X))]
+    memory = Microdata(X.copy(), [3] * X.shape[1], preds)
+    rows, asked = fetched(X, keys, [c.row for c in cells])
+    db = Microdata(rows, [3] * X.shape[1], preds)
+    a = suppress_cells(memory, cells, method, deletion.SeededChance(1))
+    b = suppress_cells(db, [Cell(keys[c.row], c.target, c.value) for c in cells], method, deletion.SeededChance(1))
+    assert [(r.status, [(keys[i], j) for i, j in r.changes], r.next_best, r.before, r.after) for r in a] == \
+        [(r.status, r.changes, r.next_best, r.before, r.after) for r in b]
+    changed = [(keys[i], j, int(X[i, j]), int(memory.X[i, j])) for i, j in np.argwhere(memory.X != X).tolist()]
+    assert isinstance(rows, FetchedRows) and rows.changed() == changed
+    assert len(rows.live) <= len(cells) + len(changed)  # never the whole table
+    if method in ("decp", "incp"):
+        assert asked  # side effects were looked for by WHERE
+
+
 def test_metrics_of_table_3_4(engine, make_table):
     """Section 2.4 on the DROPP run of Example 4, against hand-computed values."""
     import math
@@ -447,7 +475,8 @@ def test_failed_check_rolls_everything_back(engine, make_table, monkeypatch, in_
     monkeypatch.setattr(job, "protect_cells", lazy)
     make_table("records", TABLE_1_2)
     before = table_rows(engine, "records")
-    with pytest.raises(AnonsqlError, match=r"verification failed.*confidential cell hidden or generalized: 1 left as it was: cell \(id = 2, "):
+    with pytest.raises(AnonsqlError, match=r"verification failed.*confidential cell hidden or generalized: "
+                       r"1 left as it was: cell \(id = 2, "):
         symptoms_only(engine, rows=["2"], method="dropp", in_place=in_place)
     assert table_rows(engine, "records") == before
     for name in ("records_protected", "records_changes", "records_protected_changes"):
@@ -548,10 +577,10 @@ def test_emitted_script_runs_on_duckdb_and_ends_with_checks(tmp_path, method, de
     """--emit-sql --dry-run: a script that, run by DuckDB itself, writes what the job writes and
     ends with verification queries that return no row."""
     import duckdb
-
-    from anonsql.engine import connect
-    from anonsql.data.loading import write_frame
     import pandas as pd
+
+    from anonsql.data.loading import write_frame
+    from anonsql.engine import connect
 
     path = str(tmp_path / "s.duckdb")
     eng = connect(path, create=True)

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from anonsql.errors import AnonsqlError
-from anonsql.protect.taxonomy import Taxonomy
 from anonsql.protect.request import parse_assignment
 from anonsql.protect.stats import read_taxonomies, read_taxonomy
 from anonsql.protect.store import load_taxonomy
+from anonsql.protect.taxonomy import Taxonomy
 
 from .conftest import table_rows
 

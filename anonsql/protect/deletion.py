@@ -1,7 +1,8 @@
 """Single-cell suppression by deletion (Hintoglu 2011, Chapter 3): DECP, INCP, DROPP, HID3.
 
-Every function works on the coded microdata X (rows x columns, int, ν = -1) in place, with
-the confidential cell already hidden, and returns an Outcome listing the cells it turned ν.
+Every function works on the coded microdata (ν = -1; all rows in memory, or read from the
+database when needed: `rows.py`) in place, with the confidential cell already hidden, and
+returns an Outcome listing the cells it turned ν.
 The thesis's fallback "revert all changes and delete the tuple" reverts the run's own
 changes and then hides every cell of the tuple (NRD-style deletion, Section 5.2); the caller
 decides whether a deleted tuple is also removed. The |V| = 2 coin flip belongs to the caller
@@ -13,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from . import id3
 from .naive_bayes import NU, Counts, is_predicted, next_best_candidates
+from .rows import ArrayRows, Rows
 
 SUPPRESSED, NOT_NEEDED, DELETED, COIN_KEPT = "suppressed", "not_needed", "deleted", "coin_kept"
 
@@ -46,9 +48,9 @@ class SeededChance:
 
 @dataclass
 class Cell:
-    """A confidential cell: tuple index, target column index, original value code."""
+    """A confidential cell: tuple (row id), target column index, original value code."""
 
-    row: int
+    row: Any  # the row's id: its index in memory, its key in the database (rows.py)
     target: int
     value: int
 
@@ -56,101 +58,113 @@ class Cell:
 @dataclass
 class Outcome:
     status: str
-    changes: list[tuple[int, int]] = field(default_factory=list)  # (row, column) cells turned ν
+    changes: list[tuple[Any, int]] = field(default_factory=list)  # (row, column) cells turned ν
     next_best: int | None = None  # v_rnbg, when one was drawn
 
 
 @dataclass
 class Microdata:
-    """The coded microdata X and what the classifiers look at: the attributes (`attrs`) each
+    """The coded microdata and what the classifiers look at: the attributes (`attrs`) each
     target column is predicted from; `k` bounds the next best guess to the top k (Def. 3.1),
     None (the default, the thesis's Section 3.4) draws among every admissible value.
 
-    Naive Bayes reads count tables, ID3 distinct tuples, both built on first use and updated by
-    `hide` / `revert` one cell at a time: change X through them (or `set`; or call `recount`
-    after changing it directly)."""
+    `X` is the matrix itself (then `X` stays the live matrix) or any `rows.Rows` (the job's
+    rows fetched from the database when needed); the algorithms read rows through `row` and
+    `select` only. Naive Bayes reads count tables, ID3 distinct tuples, both built on first use
+    and updated by `hide` / `revert` one cell at a time: change cells through them (or `set`;
+    or call `recount` after changing X directly)."""
 
-    X: np.ndarray
+    X: Any  # np.ndarray | Rows
     domains: list[int]
     attrs: dict[int, list[int]]
     k: int | None = None
 
+    def row(self, r: Any) -> np.ndarray:
+        """Row r's codes now (live: later changes show in it)."""
+        return self.rows.row(r)
+
+    def select(self, where: dict[int, int], but: Any = None) -> tuple[list[Any], np.ndarray]:
+        """The rows holding code v in column c for every (c, v) of `where`, `but` left out, in
+        row order (the thesis's "next tuple"): their ids and a snapshot of their codes."""
+        ids, codes = self.rows.select(where)
+        keep = [n for n, r in enumerate(ids) if r != but]
+        return [ids[n] for n in keep], codes[keep]
+
     def counts(self, target: int) -> Counts:
         """The naive Bayes count tables of `target` (built once, then kept up to date)."""
         if target not in self._counts:
-            self._counts[target] = Counts(self.X, target, self.attrs[target], self.domains)
+            self._counts[target] = Counts(*self.weighted(), target, self.attrs[target], self.domains)
         return self._counts[target]
+
+    def weighted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The data now as tuples (all columns) with counts; a tuple may repeat."""
+        return self.rows.weighted()
 
     def recount(self) -> None:
         """Forget the count tables (after X was changed other than by hide / revert)."""
         self._counts.clear()
         self._tuples.clear()
 
-    def set(self, row: int, col: int, code: int) -> None:
-        """X[row, col] = code, the count tables that read the column updated."""
+    def set(self, row: Any, col: int, code: int) -> None:
+        """Cell (row, col) = code, the count tables that read the column updated."""
         touched: list[Counts | id3.Tuples] = [c for c in self._counts.values() if col in c.reads]
-        touched += [t for t in self._tuples.values() if t is not None and col in t.reads]
+        touched += list(t for t in self._tuples.values() if col in t.reads)
         if touched:
-            before = self.X[row].tolist()
+            before = self.rows.row(row).tolist()
             for c in touched:
                 c.account(before, -1)
-        self.X[row, col] = code
+        self.rows.set(row, col, code)
         if touched:
-            after = self.X[row].tolist()
+            after = self.rows.row(row).tolist()
             for c in touched:
                 c.account(after, 1)
 
     def scores(self, cell: Cell) -> list[Fraction]:
-        return self.counts(cell.target).scores(self.X[cell.row].tolist())
+        return self.counts(cell.target).scores(self.row(cell.row).tolist())
 
     def above(self, cell: Cell, v: int, w: int) -> bool:
         """p(v|d_i) > p(w|d_i), exactly, without computing every class's score."""
-        return self.counts(cell.target).above(self.X[cell.row].tolist(), v, w)
+        return self.counts(cell.target).above(self.row(cell.row).tolist(), v, w)
 
     def nb_predicts(self, cell: Cell) -> bool:
         return is_predicted(self.scores(cell), cell.value)
 
-    def tuples(self, target: int) -> id3.Tuples | None:
-        """ID3's distinct tuples of `target` (built once, then kept up to date; None when the
-        domains are too large to pack a tuple into one key)."""
+    def tuples(self, target: int) -> id3.Tuples:
+        """ID3's distinct tuples of `target` (built once, then kept up to date)."""
         if target not in self._tuples:
-            cols = [target, *self.attrs[target]]
-            self._tuples[target] = (id3.Tuples(self.X, target, self.attrs[target], self.domains)
-                                    if id3.Tuples.packable([self.domains[c] for c in cols]) else None)
+            self._tuples[target] = id3.Tuples(*self.weighted(), target, self.attrs[target], self.domains)
         return self._tuples[target]
 
     def tree(self, cell: Cell) -> id3.Node:
-        tuples = self.tuples(cell.target)
-        if tuples is None:
-            return id3.train(self.X, cell.row, cell.target, self.attrs[cell.target], self.domains)
-        return tuples.tree(self.X[cell.row].tolist())
+        return self.tuples(cell.target).tree(self.row(cell.row).tolist())
 
     def id3_predicts(self, cell: Cell) -> bool:
-        return self.tree(cell).predict(self.X[cell.row]) == cell.value
+        return self.tree(cell).predict(self.row(cell.row)) == cell.value
 
-    def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
+    def hide(self, row: Any, col: int, changes: list[tuple[Any, int]]) -> None:
         """Turn cell (row, col) into ν, remembering its code for `revert`; logged in `changes`."""
-        self._old[(row, col)] = int(self.X[row, col])
+        self._old[(row, col)] = int(self.row(row)[col])
         self.set(row, col, NU)
         changes.append((row, col))
 
-    def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
+    def revert(self, changes: list[tuple[Any, int]], start: int = 0) -> None:
         """Undo changes[start:] (newest first) and drop them from the list."""
         for row, col in reversed(changes[start:]):
             self.set(row, col, self._old.pop((row, col)))
         del changes[start:]
 
-    def delete(self, cell: Cell, changes: list[tuple[int, int]]) -> Outcome:
+    def delete(self, cell: Cell, changes: list[tuple[Any, int]]) -> Outcome:
         """The fallback: revert this run's changes, then hide the whole tuple."""
         self.revert(changes)
-        for col in np.flatnonzero(self.X[cell.row] != NU):
+        for col in np.flatnonzero(self.row(cell.row) != NU).tolist():
             self.hide(cell.row, int(col), changes)
         return Outcome(DELETED, changes)
 
     def __post_init__(self) -> None:
-        self._old: dict[tuple[int, int], int] = {}
+        self.rows: Rows = ArrayRows(self.X) if isinstance(self.X, np.ndarray) else self.X
+        self._old: dict[tuple[Any, int], int] = {}
         self._counts: dict[int, Counts] = {}
-        self._tuples: dict[int, id3.Tuples | None] = {}
+        self._tuples: dict[int, id3.Tuples] = {}
 
 
 def scores_and_guess(p: Microdata, cell: Cell, chance: Chance) -> tuple[list[Fraction], int | None]:
@@ -176,30 +190,28 @@ def decp_counts(p: Microdata, cell: Cell) -> dict[int, int]:
     """count_α of FindMaximumImpactAttributeForDECP: tuples of D - d_i sharing both the
     confidential class and d_i's value of α, for each predictor α known in d_i (N(conf, x_α)
     from the count tables, d_i's own contribution taken out)."""
-    row = p.X[cell.row].tolist()
+    row = p.row(cell.row).tolist()
     c, mine = p.counts(cell.target), row[cell.target] == cell.value
     return {a: c.pairs[a][row[a]][cell.value] - mine for a in p.attrs[cell.target] if row[a] != NU}
 
 
-def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[Any, int]]) -> None:
     """DECP's iterations (Figure 3.2): hide maximum impact data values (Def. 3.4-3.5, strict
     '<' so the first attribute wins a tie) while p(conf|d) > p(rnbg|d), leaving one each."""
-    X, t, conf = p.X, cell.target, cell.value
-    others = np.arange(len(X)) != cell.row
+    t, conf = cell.target, cell.value
     while True:
         if not p.above(cell, conf, rnbg):
             return
-        best, count = None, len(X)
+        best, count = None, p.rows.n
         for a, n in decp_counts(p, cell).items():
             if 1 < n < count:
                 best, count = a, n
         if best is None:
             return
-        rows = np.flatnonzero(others & (X[:, t] == conf) & (X[:, best] == X[cell.row, best]))
-        for r in rows:
+        for r in p.select({t: conf, best: int(p.row(cell.row)[best])}, but=cell.row)[0]:
             if not (count > 1 and p.above(cell, conf, rnbg)):
                 break
-            p.hide(int(r), best, changes)
+            p.hide(r, best, changes)
             count -= 1
 
 
@@ -210,7 +222,7 @@ def decp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     if isinstance(start, Outcome):
         return start
     scores, rnbg = start
-    changes: list[tuple[int, int]] = []
+    changes: list[tuple[Any, int]] = []
     _decp_loop(p, cell, rnbg, changes)
     if p.nb_predicts(cell):
         return p.delete(cell, changes)
@@ -224,19 +236,20 @@ def incp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     if isinstance(start, Outcome):
         return start
     scores, rnbg = start
-    changes: list[tuple[int, int]] = []
-    X, t, conf, preds = p.X, cell.target, cell.value, p.attrs[cell.target]
+    changes: list[tuple[Any, int]] = []
+    t, conf, preds = cell.target, cell.value, p.attrs[cell.target]
     nbg = [v for v in sorted(range(len(scores)), key=lambda v: (-scores[v], v))
            if v != conf and scores[v] >= scores[rnbg]]  # S_nbg (Def. 3.3)
-    mine = X[cell.row, preds]
+    mine = p.row(cell.row)[preds].copy()
     for v in nbg:
-        rows = np.flatnonzero(X[:, t] == v)
         # only targets are hidden here, so which tuples share a value with d_i is known upfront;
         # the scores change only when a class is hidden
-        for r in rows[~np.any((X[rows][:, preds] == mine) & (mine != NU), axis=1)]:
+        ids, codes = p.select({t: v})
+        for n in np.flatnonzero(~np.any((codes[:, preds] == mine) & (mine != NU), axis=1)).tolist():
+            r = ids[n]
             if not p.above(cell, conf, v):
                 break
-            p.hide(int(r), t, changes)
+            p.hide(r, t, changes)
     if p.nb_predicts(cell):
         _decp_loop(p, cell, rnbg, changes)
     if p.nb_predicts(cell):
@@ -247,7 +260,7 @@ def incp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
 def dropp_counts(p: Microdata, cell: Cell, rnbg: int) -> dict[int, tuple[int, int, int, int]]:
     """FindMaximumImpactAttributeForDROPP's counts for each predictor α known in d_i:
     (count_α^conf, count_α^rnbg, count_conf, count_rnbg) over D - d_i, from the count tables."""
-    row = p.X[cell.row].tolist()
+    row = p.row(cell.row).tolist()
     c, own = p.counts(cell.target), row[cell.target]
     n_conf, n_rnbg = c.totals[cell.value] - (own == cell.value), c.totals[rnbg] - (own == rnbg)
     return {a: (c.pairs[a][row[a]][cell.value] - (own == cell.value), c.pairs[a][row[a]][rnbg] - (own == rnbg),
@@ -260,7 +273,7 @@ def dropp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     if isinstance(start, Outcome):
         return start
     scores, rnbg = start
-    changes: list[tuple[int, int]] = []
+    changes: list[tuple[Any, int]] = []
     conf = cell.value
     while scores[conf] > scores[rnbg]:
         best: int | None = None
@@ -284,10 +297,10 @@ def hid3(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
     """HID3 (Section 3.2.1, Figure 3.5): walk the ID3 tree and hide the tuple's split values
     that lead to a leaf predicting the confidential value."""
     tree = p.tree(cell)
-    row, conf = p.X[cell.row], cell.value
+    row, conf = p.row(cell.row), cell.value
     if tree.predict(row) != conf:
         return Outcome(NOT_NEEDED)
-    changes: list[tuple[int, int]] = []
+    changes: list[tuple[Any, int]] = []
 
     def hide(node: id3.Node) -> bool:
         if node.is_leaf:

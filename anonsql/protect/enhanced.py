@@ -59,23 +59,23 @@ def e_decp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]
     if not all(c.target == t and c.value == conf for c in cells):
         raise ValueError("e-DECP takes cells of one attribute sharing one value")
     outs, pending = _pending(p, cells, chance)
-    X = p.X
-    same = X[:, t] == conf
     primary: dict[tuple[int, int], int] = {}
     for i in pending:
+        row = p.row(cells[i].row)
         for a in p.attrs[t]:
-            if X[cells[i].row, a] != NU:
-                primary[(a, int(X[cells[i].row, a]))] = primary.get((a, int(X[cells[i].row, a])), 0) + 1
-    secondary = {(a, v): int((same & (X[:, a] == v)).sum()) for a, v in primary}
+            if row[a] != NU:
+                primary[(a, int(row[a]))] = primary.get((a, int(row[a])), 0) + 1
+    counts = p.counts(t)  # N(conf, x_a): the tuples of the confidential class holding the value
+    secondary = {(a, v): counts.pairs[a][v][conf] for a, v in primary}
     order = sorted(primary, key=lambda av: (-primary[av], secondary[av], av))
     for a, v in order:
         if not pending:
             break
         count = secondary[(a, v)]
-        for r in np.flatnonzero(same & (X[:, a] == v)):
+        for r in p.select({t: conf, a: v})[0]:
             if not pending or count <= 1:
                 break
-            _hide_for(p, int(r), a, pending, outs)
+            _hide_for(p, r, a, pending, outs)
             count -= 1
             pending = still_above(p.scores, cells, pending)
     return outs
@@ -88,18 +88,18 @@ def e_dropp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome
     if not all(c.row == row for c in cells):
         raise ValueError("e-DROPP takes cells of one tuple")
     outs, pending = _pending(p, cells, chance)
-    X = p.X
+    codes = p.row(row)
     confidential = {c.target for c in cells}
-    train = np.arange(len(X)) != row
     impacts: dict[int, list[float]] = {}
     for i, g in pending.items():
         t, conf = cells[i].target, cells[i].value
+        pairs, own = p.counts(t).pairs, int(codes[t])
         for a in p.attrs[t]:
-            x = X[row, a]
+            x = int(codes[a])
             if a in confidential or x == NU:
                 continue
-            hits = train & (X[:, a] == x)
-            num, den = int((hits & (X[:, t] == conf)).sum()), int((hits & (X[:, t] == g)).sum())
+            # tuples of D - d_i holding x, of class conf and of class g: N(v, x_a), d_i taken out
+            num, den = pairs[a][x][conf] - (own == conf), pairs[a][x][g] - (own == g)
             impacts.setdefault(a, []).append(float(Fraction(num, den)) if den else float("inf"))
     order = sorted(impacts, key=lambda a: (-float(np.mean(impacts[a])), a))
     for a in order:

@@ -29,27 +29,44 @@ import numpy as np
 from . import id3
 from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Microdata, Outcome
 from .enhanced import still_above
-from .naive_bayes import NU
-from .partial_counts import estimate, estimate_one
+from .naive_bayes import NU, tally
+from .partial_counts import aggregates, path_estimate
 from .taxonomy import Taxonomy
 
 
 class GCounts:
     """Def. 4.1's statistics of one target over the whole microdata, by taxonomy node and kept
     up to date one changed cell at a time: classes[g] (rows whose target is node g) and
-    pairs[a][g, x] (rows whose target is node g holding node x in predictor a, ν left out)."""
+    pairs[a][g][x] (rows whose target is node g holding node x in predictor a, ν left out),
+    with their aggregates over taxonomy subtrees (Section 4.1.1's upward pass): agg_classes[g]
+    for the target, agg_pairs[a][g][x] for each predictor that has a taxonomy. Python ints.
+    `version` counts the changes of the class counts (key None) and of each (a, g) row of
+    pairs, so that an estimate computed from them is reused until they change (`estimate`)."""
 
-    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+    def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],
+                 taxonomies: Sequence[Taxonomy | None]) -> None:
+        """From the data as tuples of all columns (`codes`) with counts `w` (a tuple may repeat)."""
         self.target, self.attrs = target, list(attrs)
-        labels = X[:, target]
+        self.tax, self.taxes = taxonomies[target], {a: taxonomies[a] for a in self.attrs}
+        tax = self.tax
+        labels = codes[:, target]
         known = labels != NU
-        self.classes = np.bincount(labels[known], minlength=domains[target]).astype(np.int64)
-        self.pairs: dict[int, np.ndarray] = {}
+        classes = tally(labels[known], w[known], domains[target])
+        self.classes: list[int] = classes.tolist()
+        self.agg_classes: list[int] = self.classes if tax is None else aggregates(tax, classes).tolist()
+        self.pairs: dict[int, list[list[int]]] = {}
+        self.agg_pairs: dict[int, list[list[int]]] = {}
         for a in self.attrs:
-            both = known & (X[:, a] != NU)
-            joint = np.bincount(labels[both] * domains[a] + X[both, a], minlength=domains[target] * domains[a])
-            self.pairs[a] = joint.reshape(domains[target], domains[a]).astype(np.int64)
+            both = known & (codes[:, a] != NU)
+            joint = tally(labels[both] * domains[a] + codes[both, a], w[both], domains[target] * domains[a])
+            table = joint.reshape(domains[target], domains[a]).astype(np.int64)
+            self.pairs[a] = table.tolist()
+            ta = self.taxes[a]
+            if ta is not None:
+                self.agg_pairs[a] = aggregates(ta, table).tolist()
         self.reads = {target, *self.attrs}
+        self.version: dict[tuple[int, int] | None, int] = {}
+        self._estimates: dict[tuple, tuple[int, tuple[int, int]]] = {}
 
     def account(self, row: np.ndarray, sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row's contributions."""
@@ -57,9 +74,48 @@ class GCounts:
         if g == NU:
             return
         self.classes[g] += sign
+        self.version[None] = self.version.get(None, 0) + 1
+        if self.tax is not None:
+            for n in self.tax.lineage[g]:
+                self.agg_classes[n] += sign
         for a in self.attrs:
-            if row[a] != NU:
-                self.pairs[a][g, int(row[a])] += sign
+            self.count(a, g, int(row[a]), sign)
+
+    def count(self, a: int, g: int, x: int, sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) one row of class node g holding x in predictor a."""
+        if x == NU:
+            return
+        self.pairs[a][g][x] += sign
+        self.version[(a, g)] = self.version.get((a, g), 0) + 1
+        tax = self.taxes[a]
+        if tax is not None:
+            agg = self.agg_pairs[a][g]
+            for n in tax.lineage[x]:
+                agg[n] += sign
+
+    def estimate(self, a: int | None, v: int, node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
+        """`path_estimate` of `node` over the class counts (a None; `v` unused) or over predictor
+        a's counts within class v, kept until those counts change."""
+        key, ver = (a, v, node, root, less), self.version.get(None if a is None else (a, v), 0)
+        hit = self._estimates.get(key)
+        if hit is None or hit[0] != ver:
+            tax, agg = (self.tax, self.agg_classes) if a is None else (self.taxes[a], self.agg_pairs[a][v])
+            assert tax is not None
+            hit = self._estimates[key] = (ver, path_estimate(tax, agg, node, root, less))
+        return hit[1]
+
+    def within(self, v: int, a: int, row: np.ndarray | None = None) -> tuple[list[int], list[int]]:
+        """Column a's counts per node and their aggregates over the rows whose target is node v
+        (a has a taxonomy), without `row`'s own contribution when given (D - d_i)."""
+        counts, agg = self.pairs[a][v], self.agg_pairs[a][v]
+        if row is None or int(row[self.target]) != v or int(row[a]) == NU:
+            return counts, agg
+        x, tax = int(row[a]), self.taxes[a]
+        counts, agg = list(counts), list(agg)
+        counts[x] -= 1
+        for n in tax.lineage[x] if tax is not None else (x,):
+            agg[n] -= 1
+        return counts, agg
 
 
 @dataclass
@@ -88,26 +144,34 @@ class GeneralizedMicrodata(Microdata):
         """The most levels any of `cols` can be generalized (0 when none has a taxonomy)."""
         return max((t.height for t in (self.taxonomies[a] for a in cols) if t is not None), default=0)
 
-    def set(self, row: int, col: int, code: int) -> None:
-        """X[row, col] = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
+    def set(self, row: Any, col: int, code: int) -> None:
+        """Cell (row, col) = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
         touched = [c for c in self._g.values() if col in c.reads]
+        codes = self.row(row)
+        old = int(codes[col])
         for c in touched:
-            c.account(self.X[row], -1)
+            if col == c.target:
+                c.account(codes, -1)
+            elif codes[c.target] != NU:  # only this predictor's counts within the row's class change
+                c.count(col, int(codes[c.target]), old, -1)
         super().set(row, col, code)
         for c in touched:
-            c.account(self.X[row], 1)
+            if col == c.target:
+                c.account(codes, 1)
+            elif codes[c.target] != NU:
+                c.count(col, int(codes[c.target]), code, 1)
 
-    def put(self, row: int, col: int, code: int, changes: list[tuple[int, int]]) -> None:
+    def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
-        self._stack.setdefault((row, col), []).append(int(self.X[row, col]))
+        self._stack.setdefault((row, col), []).append(int(self.row(row)[col]))
         self.set(row, col, code)
         changes.append((row, col))
 
-    def hide(self, row: int, col: int, changes: list[tuple[int, int]]) -> None:
+    def hide(self, row: Any, col: int, changes: list[tuple[Any, int]]) -> None:
         """Turn cell (row, col) into ν (a deleted tuple's cells), logged like `put`."""
         self.put(row, col, NU, changes)
 
-    def revert(self, changes: list[tuple[int, int]], start: int = 0) -> None:
+    def revert(self, changes: list[tuple[Any, int]], start: int = 0) -> None:
         """Undo changes[start:] newest first (a cell changed twice gets each old value back)."""
         for row, col in reversed(changes[start:]):
             self.set(row, col, self._stack[(row, col)].pop())
@@ -116,7 +180,7 @@ class GeneralizedMicrodata(Microdata):
     def g_counts(self, target: int) -> GCounts:
         """Def. 4.1's count tables of `target` (built once, then kept up to date by `set`)."""
         if target not in self._g:
-            self._g[target] = GCounts(self.X, target, self.attrs[target], self.domains)
+            self._g[target] = GCounts(*self.weighted(), target, self.attrs[target], self.domains, self.taxonomies)
         return self._g[target]
 
     def g_scores(self, cell: Cell) -> dict[int, Fraction]:
@@ -126,32 +190,28 @@ class GeneralizedMicrodata(Microdata):
         the cell is ν (its tuple deleted)."""
         i, t = cell.row, cell.target
         tax = self.tax(t)
-        g = int(self.X[i, t])
+        row = self.row(i)
+        g = int(row[t])
         if g == NU:  # the tuple was deleted: nothing is left to predict
             return {}
         c = self.g_counts(t)
-        under = tax.subtree(g)
-        observed = np.zeros(len(tax), dtype=np.int64)
-        observed[under] = c.classes[under]
-        observed[g] -= 1  # D - d_i: the tuple's own target is g
-        n = int(observed.sum())
-        row = self.X[i]
+        n = c.agg_classes[g] - 1  # D - d_i within the subtree of g: the tuple's own target is g
+        known = [(a, x, self.taxonomies[a]) for a in self.attrs[t] if (x := int(row[a])) != NU]
         scores = {}
         for v in tax.leaves_under(g):
-            total = estimate_one(tax, observed, v, root=g)
-            s = total / n if n else Fraction(0)
-            for a in self.attrs[t]:
-                x = int(row[a])
-                if x == NU or not s:
-                    continue
-                col = c.pairs[a][v]
-                if v == g:  # a leaf target: d_i's own value leaves the counts
-                    col = col.copy()
-                    col[x] -= 1
-                ta = self.taxonomies[a]
-                hits = int(col[x]) if ta is None else estimate_one(ta, col, x)
-                s = s * hits / total if total else Fraction(0)
-            scores[v] = s
+            # the estimated class count total = tn/td; the score, an integer fraction num/den:
+            # total/n times hits/total per known predictor, hits estimated within class v
+            tn, td = c.estimate(None, 0, v, root=g, less=g)
+            num, den = (tn, td * n) if n else (0, 1)
+            for a, x, ta in known:
+                if not num:
+                    break
+                if ta is None:  # a leaf target: d_i's own value leaves the counts
+                    hn, hd = c.pairs[a][v][x] - (v == g), 1
+                else:
+                    hn, hd = c.estimate(a, v, x, less=x if v == g else -1)
+                num, den = num * hn * td, den * hd * tn
+            scores[v] = Fraction(num, den)
         return scores
 
     def g_predicts(self, cell: Cell) -> bool:
@@ -187,22 +247,24 @@ def impact_counts(p: GeneralizedMicrodata, cell: Cell, lam: int) -> dict[int, tu
     """(F1, F2, F3) of Def. 4.4 for every predictor that level λ can still generalize, over
     D[α_j[d] = v_actual] - d_i: F1 rows holding Generalize(α[d_i], λ-1), F2 rows strictly
     below Generalize(α[d_i], λ), F3 rows strictly below Generalize(α[d_i], λ-1)."""
-    X, i, t = p.X, cell.row, cell.target
-    same = X[:, t] == cell.value
-    same[i] = False
+    row, t = p.row(cell.row), cell.target
+    c = p.g_counts(t)
     out = {}
     for a in p.attrs[t]:
-        tax, x = p.taxonomies[a], int(X[i, a])
+        tax, x = p.taxonomies[a], int(row[a])
         if tax is None or x == NU:
             continue
         src, dst = tax.generalize(x, lam - 1), tax.generalize(x, lam)
         if src == dst:
             continue
-        col = X[same, a]
-        below_dst, below_src = set(tax.subtree(dst)[1:]), set(tax.subtree(src)[1:])
-        out[a] = (int((col == src).sum()), sum(int(c) in below_dst for c in col),
-                  sum(int(c) in below_src for c in col))
+        out[a] = _impact(*c.within(cell.value, a, row), src, dst)
     return out
+
+
+def _impact(counts: Sequence[int], agg: Sequence[int], src: int, dst: int) -> tuple[int, int, int]:
+    """(F1, F2, F3) of Def. 4.4 from one class's counts of a column per node and their
+    aggregates: rows holding src, rows strictly below dst, rows strictly below src."""
+    return counts[src], agg[dst] - counts[dst], agg[src] - counts[src]
 
 
 def _ratio(f1: int, f2: int, f3: int) -> Fraction | None:
@@ -216,7 +278,7 @@ def _max_impact(p: GeneralizedMicrodata, cell: Cell, lam: int, done: set[int]) -
     (F1 > 1 or λ > 1)."""
     counts = impact_counts(p, cell, lam)
     p._log("ratios", lam, {a: (*f, _ratio(*f)) for a, f in counts.items()})
-    best, ratio = None, Fraction(len(p.X))
+    best, ratio = None, Fraction(p.rows.n)
     for a, (f1, f2, f3) in counts.items():
         r = _ratio(f1, f2, f3)
         if a not in done and f1 >= 1 and (f1 > 1 or lam > 1) and r is not None and r < ratio:
@@ -230,13 +292,11 @@ def _above(p: GeneralizedMicrodata, cell: Cell, rnbg: int) -> bool:
     return s[cell.value] > s[rnbg]
 
 
-def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[tuple[int, int]]) -> None:
+def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[tuple[Any, int]]) -> None:
     """The level loop of Figure 4.4: at each λ up to MaxLevel, the maximum impact attribute's
     values Generalize(α[d_i], λ-1) in tuples of class v_actual go λ levels up, row by row,
     while p(v_actual|d_i) > p(v_rnbg|d_i); at λ = 1 one such value is always left."""
-    X, i, t = p.X, cell.row, cell.target
-    same = X[:, t] == cell.value
-    same[i] = False
+    i, t = cell.row, cell.target
     levels = max((tax.height for a, tax in enumerate(p.taxonomies) if tax is not None and a in p.attrs[t]),
                  default=0)
     for lam in range(1, levels + 1):
@@ -247,13 +307,14 @@ def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[t
                 break
             done.add(a)
             tax = p.tax(a)
-            src, dst = tax.generalize(int(X[i, a]), lam - 1), tax.generalize(int(X[i, a]), lam)
-            rows = np.flatnonzero(same & (X[:, a] == src))
+            x = int(p.row(i)[a])
+            src, dst = tax.generalize(x, lam - 1), tax.generalize(x, lam)
+            rows = p.select({t: cell.value, a: src}, but=i)[0]
             left = len(rows)
             for r in rows:
                 if not (left > 1 or lam > 1) or (r != rows[0] and not _above(p, cell, rnbg)):
                     break
-                p.put(int(r), a, dst, changes)
+                p.put(r, a, dst, changes)
                 left -= 1
 
 
@@ -263,7 +324,7 @@ def _levels(p: GeneralizedMicrodata, cell: Cell, chance: Chance, attempt, expose
     `attempt` (given the NB scores) at each, until one succeeds; None when every level failed
     (the cell is left at its first level). A cell whose tuple another cell deleted stays deleted."""
     tax = p.tax(cell.target)
-    if p.X[cell.row, cell.target] == NU:  # deleted with its tuple for another cell
+    if p.row(cell.row)[cell.target] == NU:  # deleted with its tuple for another cell
         return Outcome(DELETED)
     for lam_t in range(1, tax.depth(cell.value) + 1):
         p.set(cell.row, cell.target, tax.generalize(cell.value, lam_t))
@@ -292,7 +353,7 @@ def decp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
         rnbg = _guess(p, cell, scores, chance)
         if rnbg is None:
             return None
-        changes: list[tuple[int, int]] = []
+        changes: list[tuple[Any, int]] = []
         _decp_g_loop(p, cell, rnbg, changes)
         if p.g_predicts(cell):
             p.revert(changes)
@@ -306,7 +367,7 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """INCP-G (Section 4.1.3, Figure 4.5): raise p(v|d_i) for each v of the next best guess set
     by generalizing the class of tuples of class v (then of its generalizations, level by
     level) that share no predictor value with d_i; DECP-G when no level works."""
-    X, i, t = p.X, cell.row, cell.target
+    i, t = cell.row, cell.target
     tax = p.tax(t)
     preds = p.attrs[t]
 
@@ -316,20 +377,21 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
             return None
         nbg = [v for v in sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
                if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
-        mine = X[i, preds]
-        changes: list[tuple[int, int]] = []
+        mine = p.row(i)[preds].copy()
+        changes: list[tuple[Any, int]] = []
         for lam in range(1, tax.height + 1):
             for v in nbg:
                 src, dst = tax.generalize(v, lam - 1), tax.generalize(v, lam)
                 if src == dst:
                     continue
-                for r in np.flatnonzero(X[:, t] == src):
+                ids, codes = p.select({t: src})
+                for r, row in zip(ids, codes):
                     s = p.g_scores(cell)
                     p._log("p", s[cell.value], s[v])
                     if not s[cell.value] > s[v]:
                         break
-                    if r != i and not np.any((X[r, preds] == mine) & (mine != NU)):
-                        p.put(int(r), t, dst, changes)
+                    if r != i and not np.any((row[preds] == mine) & (mine != NU)):
+                        p.put(r, t, dst, changes)
         if p.g_predicts(cell):
             p.revert(changes)
             return None
@@ -343,7 +405,8 @@ def dropp_ratios(p: GeneralizedMicrodata, cell: Cell, rnbg: int, original: np.nd
     """Def. 4.6 for every predictor of d_i that level λ still generalizes: F̄(rnbg, λ) /
     F̄(rnbg, λ-1) × F̄(v_actual, λ-1) / F̄(v_actual, λ), F̄(v, λ) the partial-count estimate of
     Generalize(α[d_i], λ) within class v (Table 4.9); None stands for an infinite ratio."""
-    X, i, t = p.X, cell.row, cell.target
+    row, t = p.row(cell.row), cell.target
+    c = p.g_counts(t)
     out: dict[int, Fraction | None] = {}
     for a in p.attrs[t]:
         tax, x = p.taxonomies[a], int(original[a])
@@ -351,15 +414,13 @@ def dropp_ratios(p: GeneralizedMicrodata, cell: Cell, rnbg: int, original: np.nd
             continue
         f = {}
         for v in (rnbg, cell.value):
-            rows = X[:, t] == v
-            rows[i] = False
-            col = X[rows, a]
-            est = estimate(tax, np.bincount(col[col != NU], minlength=len(tax)))
-            f[v] = (est[tax.generalize(x, lam)], est[tax.generalize(x, lam - 1)])
-        num, den = f[rnbg][0] * f[cell.value][1], f[rnbg][1] * f[cell.value][0]
-        if den:
-            out[a] = num / den
-        elif num:
+            _, agg = c.within(v, a, row)
+            f[v] = tuple(path_estimate(tax, agg, tax.generalize(x, level)) for level in (lam, lam - 1))
+        (rn, rd), (rn1, rd1) = f[rnbg]
+        (vn, vd), (vn1, vd1) = f[cell.value]
+        if rn1 * vn:
+            out[a] = Fraction(rn * vn1 * rd1 * vd, rd * vd1 * rn1 * vn)
+        elif rn * vn1:
             out[a] = None
     return out
 
@@ -368,15 +429,15 @@ def dropp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     """DROPP-G (Section 4.1.4, Figure 4.6): generalize d_i's own values, level by level, the
     largest ratio of Def. 4.6 first (strict '>': the first attribute wins a tie), until
     p(v_actual|d_i) < p(v_rnbg|d_i); delete the tuple when no level works."""
-    X, i, t = p.X, cell.row, cell.target
-    original = X[i].copy()
+    i, t = cell.row, cell.target
+    original = p.row(i).copy()
     levels = p.height(p.attrs[t])
 
     def attempt(scores: dict[int, Fraction]) -> Outcome | None:
         rnbg = _guess(p, cell, scores, chance)
         if rnbg is None:
             return None
-        changes: list[tuple[int, int]] = []
+        changes: list[tuple[Any, int]] = []
         for lam in range(1, levels + 1):
             ratios = dropp_ratios(p, cell, rnbg, original, lam)
             p._log("ratios", lam, dict(ratios))
@@ -395,20 +456,19 @@ def dropp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     return _levels(p, cell, chance, attempt) or p.delete(cell, [])
 
 
-def _matching(node: id3.Node, x: int, tax: Taxonomy | None) -> list[int]:
-    """children_Match (Figure 4.7): the children whose value is `x` or below it, the most
-    populated first (ties by code); a ν value matches the most common child only."""
+def _matching(node: id3.Node, x: int, tax: Taxonomy | None) -> int:
+    """The first of children_Match (Figure 4.7), the children whose value is `x` or below it,
+    the most populated first (ties by code); a ν value matches the most common child only."""
     if x == NU:
-        return [node.most_common_child()]
-    kids = [v for v in node.children if v == x or (tax is not None and tax.is_descendant(v, x))]
-    return sorted(kids, key=lambda v: (-node.children[v].population, v))
+        return node.most_common_child()
+    return next(v for v in node.ranked() if v == x or (tax is not None and tax.is_descendant(v, x)))
 
 
 def classify(node: id3.Node, row: np.ndarray, taxonomies: Sequence[Taxonomy | None]) -> int:
     """v_π of an ID3 tree for a tuple whose values may be generalized: a generalized value
     follows its most populated matching child."""
     while not node.is_leaf:
-        node = node.children[_matching(node, int(row[node.split]), taxonomies[node.split])[0]]
+        node = node.children[_matching(node, int(row[node.split]), taxonomies[node.split])]
     return node.label
 
 
@@ -416,20 +476,15 @@ def train_g(p: GeneralizedMicrodata, cell: Cell) -> id3.Node:
     """ς_id3 of HID3-G: trained on D - d_i restricted to the rows whose class is in
     V_candidate, the leaves under the cell's generalized value."""
     tax = p.tax(cell.target)
-    leaves = tax.leaves_under(int(p.X[cell.row, cell.target]))
-    tuples = p.tuples(cell.target)
-    if tuples is not None:
-        return tuples.tree(p.X[cell.row].tolist(), leaves)
-    rows = np.isin(p.X[:, cell.target], leaves)
-    rows[cell.row] = False
-    return id3.build(p.X, np.flatnonzero(rows), cell.target, list(p.attrs[cell.target]), p.domains)
+    row = p.row(cell.row)
+    return p.tuples(cell.target).tree(row.tolist(), tax.leaves_under(int(row[cell.target])))
 
 
 def id3_g_predicts(p: GeneralizedMicrodata, cell: Cell) -> bool:
     """The tree of `train_g` classifies the tuple as its true value (never for a deleted tuple)."""
-    if p.X[cell.row, cell.target] == NU:
+    if p.row(cell.row)[cell.target] == NU:
         return False
-    return classify(train_g(p, cell), p.X[cell.row], p.taxonomies) == cell.value
+    return classify(train_g(p, cell), p.row(cell.row), p.taxonomies) == cell.value
 
 
 def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
@@ -438,49 +493,65 @@ def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
 
     Where the figure's do-while would stop before trying the child reached at the last level,
     Example 10 (Steps 16-19) tries it: after each generalization the first matching child is
-    tried, and a value already at the top is not generalized again."""
-    X, i = p.X, cell.row
-    original = X[i].copy()
-    changes: list[tuple[int, int]] = []
+    tried, and a value already at the top is not generalized again.
+
+    The walk changes a copy of the tuple (the tree is fixed once trained, and only the tuple is
+    read); the generalizations of a walk that succeeds are then applied in their order."""
+    i = cell.row
+    original = p.row(i).copy()
+    row = original.copy()  # the tuple as the walk changes it
+    log: list[tuple[int, int, int]] = []  # (column, old code, new code), in order
+
+    def put(a: int, code: int) -> None:
+        log.append((a, int(row[a]), code))
+        row[a] = code
+
+    def revert(mark: int) -> None:
+        for a, old, _ in reversed(log[mark:]):
+            row[a] = old
+        del log[mark:]
 
     def hide(node: id3.Node) -> bool:
         if node.is_leaf:
             return node.label != cell.value
-        if classify(node, X[i], p.taxonomies) != cell.value:
+        if classify(node, row, p.taxonomies) != cell.value:
             return True
         a, tax = node.split, p.taxonomies[node.split]
-        if X[i, a] == NU:
-            return hide(node.children[_matching(node, NU, tax)[0]])
-        mark = len(changes)
+        if row[a] == NU:
+            return hide(node.children[_matching(node, NU, tax)])
+        mark = len(log)
         top = 0 if tax is None or original[a] == NU else tax.depth(int(original[a]))
-        lam = 0 if tax is None else top - tax.depth(int(X[i, a]))
-        mc = node.most_common_child(prefer=int(X[i, a]) if int(X[i, a]) in node.children else None)
+        lam = 0 if tax is None else top - tax.depth(int(row[a]))
+        mc = node.most_common_child(prefer=int(row[a]) if int(row[a]) in node.children else None)
         while True:
-            first = _matching(node, int(X[i, a]), tax)[0]
+            first = _matching(node, int(row[a]), tax)
             if first != mc:
                 if hide(node.children[first]):
                     return True
                 if lam >= top:
                     break
                 lam += 1
-                p.put(i, a, p.tax(a).generalize(int(original[a]), lam), changes)
+                put(a, p.tax(a).generalize(int(original[a]), lam))
                 continue
             if lam < top:
                 lam += 1
-                p.put(i, a, p.tax(a).generalize(int(original[a]), lam), changes)
-            if hide(node.children[_matching(node, int(X[i, a]), tax)[0]]):
+                put(a, p.tax(a).generalize(int(original[a]), lam))
+            if hide(node.children[_matching(node, int(row[a]), tax)]):
                 return True
             if lam >= top:
                 break
-        p.revert(changes, mark)
+        revert(mark)
         return False
 
     def attempt(_scores) -> Outcome | None:
-        del changes[:]
-        if hide(train_g(p, cell)):
-            return Outcome(SUPPRESSED, list(changes))
-        p.revert(changes)
-        return None
+        row[:] = p.row(i)
+        del log[:]
+        if not hide(train_g(p, cell)):
+            return None
+        changes: list[tuple[Any, int]] = []
+        for a, _, code in log:
+            p.put(i, a, code, changes)
+        return Outcome(SUPPRESSED, changes)
 
     return _levels(p, cell, chance, attempt, exposed=lambda: id3_g_predicts(p, cell)) or p.delete(cell, [])
 
@@ -503,7 +574,7 @@ def _pending_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -
     return outs, pending
 
 
-def _put_for(p: GeneralizedMicrodata, row: int, col: int, code: int, pending: dict[int, int],
+def _put_for(p: GeneralizedMicrodata, row: Any, col: int, code: int, pending: dict[int, int],
              outs: list[Outcome]) -> None:
     """Generalize one cell on behalf of the group: a side effect of every cell still pending."""
     p.put(row, col, code, [])
@@ -525,7 +596,7 @@ def _group_levels(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance
     (λ_αj, λ_S) while cells stay predicted; like the figures, nothing is reverted between
     levels. Cells still predicted at the end are handed back as 'suppressed' for the driver's
     re-check (the plain method, whose fallback deletes the tuple)."""
-    total = [Outcome(DELETED if p.X[c.row, c.target] == NU else NOT_NEEDED) for c in cells]
+    total = [Outcome(DELETED if p.row(c.row)[c.target] == NU else NOT_NEEDED) for c in cells]
     height = max(p.tax(c.target).depth(c.value) for c in cells)
     live = [n for n, o in enumerate(total) if o.status != DELETED]
     for lam_t in range(1, height + 1):
@@ -557,11 +628,9 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
     t, conf = cells[0].target, cells[0].value
     if not all(c.target == t and c.value == conf for c in cells):
         raise ValueError("e-DECP-G takes cells of one attribute sharing one value")
-    X = p.X
     levels = p.height(p.attrs[t])
 
     def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
-        same = X[:, t] == conf  # the group's own tuples are generalized by now
         for lam in range(1, levels + 1):
             pending = still_above(p.g_scores, group, pending)
             if not pending:
@@ -569,27 +638,25 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
             primary: dict[tuple[int, int, int], int] = {}
             for n in pending:
                 for a in p.attrs[t]:
-                    tax, x = p.taxonomies[a], int(X[group[n].row, a])
+                    tax, x = p.taxonomies[a], int(p.row(group[n].row)[a])
                     if tax is None or x == NU:
                         continue
                     key = (a, tax.generalize(x, lam - 1), tax.generalize(x, lam))
                     if key[1] != key[2]:
                         primary[key] = primary.get(key, 0) + 1
             secondary, count = {}, {}
+            counts = p.g_counts(t)
             for a, src, dst in primary:
-                col = X[same, a]
-                below_dst, below_src = set(p.tax(a).subtree(dst)[1:]), set(p.tax(a).subtree(src)[1:])
-                f1 = int((col == src).sum())
-                f2, f3 = sum(int(c) in below_dst for c in col), sum(int(c) in below_src for c in col)
+                f1, f2, f3 = _impact(*counts.within(conf, a), src, dst)
                 secondary[(a, src, dst)], count[(a, src, dst)] = _ratio(f1, f2, f3), f1
             order = sorted((k for k in primary if secondary[k] is not None),
                            key=lambda k: (-primary[k], secondary[k], k))
             for a, src, dst in order:
                 left = count[(a, src, dst)]
-                for r in np.flatnonzero(same & (X[:, a] == src)):
+                for r in p.select({t: conf, a: src})[0]:  # the group's own tuples are generalized by now
                     if not pending or not (left > 1 or lam > 1):
                         break
-                    _put_for(p, int(r), a, dst, pending, outs)
+                    _put_for(p, r, a, dst, pending, outs)
                     left -= 1
                     pending = still_above(p.g_scores, group, pending)
                 if not pending:
@@ -607,8 +674,7 @@ def e_dropp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) ->
     row = cells[0].row
     if not all(c.row == row for c in cells):
         raise ValueError("e-DROPP-G takes cells of one tuple")
-    X = p.X
-    original = X[row].copy()
+    original = p.row(row).copy()
     confidential = {c.target for c in cells}
     levels = p.height([a for c in cells for a in p.attrs[c.target]])
 
@@ -626,7 +692,7 @@ def e_dropp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) ->
             for a in order:
                 tax = p.tax(a)
                 code = tax.generalize(int(original[a]), lam)
-                if tax.depth(code) >= tax.depth(int(X[row, a])):
+                if tax.depth(code) >= tax.depth(int(p.row(row)[a])):
                     continue
                 _put_for(p, row, a, code, pending, outs)
                 pending = still_above(p.g_scores, group, pending)

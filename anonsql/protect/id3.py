@@ -46,6 +46,7 @@ class Node:
         self.label, self.population = label, population  # majority class; training rows (ν rows included)
         self._attr, self._children = attr, children if children is not None or attr is not None else {}
         self._source: tuple[_Data, np.ndarray, list[int]] | None = None
+        self._ranked: list[int] | None = None
 
     @classmethod
     def grown(cls, data: _Data, idx: np.ndarray, free: list[int], default: int) -> Node:
@@ -105,9 +106,18 @@ class Node:
     def most_common_child(self, prefer: int | None = None) -> int:
         """The child value with the highest population; `prefer` wins a tie it is part of
         (Example 5, Step 3), otherwise the lowest value code."""
-        best = max(c.population for c in self.children.values())
-        tied = [v for v, c in sorted(self.children.items()) if c.population == best]
-        return prefer if prefer in tied else tied[0]
+        ranked = self.ranked()  # the most populated first, ties by value code
+        best = self.children[ranked[0]].population
+        if prefer is not None and prefer != ranked[0] and prefer in self.children \
+                and self.children[prefer].population == best:
+            return prefer
+        return ranked[0]
+
+    def ranked(self) -> list[int]:
+        """The child values, the most populated first (ties by value code); computed once."""
+        if self._ranked is None:
+            self._ranked = sorted(self.children, key=lambda v: (-self.children[v].population, v))
+        return self._ranked
 
     def route(self, value: int) -> Node:
         return self.children[self.most_common_child() if value == NU else value]
@@ -162,9 +172,10 @@ def build(X: np.ndarray, rows: np.ndarray, target: int, attrs: Sequence[int], do
     return Node.grown(data, np.arange(len(codes)), list(range(len(attrs))), default)
 
 
-def distinct(sub: np.ndarray, domains: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of a coded matrix (ν = -1) and their counts, through one packed int64
-    key when the domains allow (else numpy's row-wise unique)."""
+def distinct(sub: np.ndarray, domains: Sequence[int], w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a coded matrix (ν = -1) and their counts (the sums of the rows'
+    weights `w`, when given; rows summing to 0 are left out), in lexicographic order, through
+    one packed int64 key when the domains allow (else numpy's row-wise unique)."""
     if len(sub) == 0:
         return sub.reshape(0, sub.shape[1]), np.zeros(0, dtype=np.int64)
     radix = [int(d) + 1 for d in domains]
@@ -172,48 +183,53 @@ def distinct(sub: np.ndarray, domains: Sequence[int]) -> tuple[np.ndarray, np.nd
         key = np.zeros(len(sub), dtype=np.int64)
         for j, r in enumerate(radix):
             key = key * r + (sub[:, j].astype(np.int64) + 1)
-        uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
-        return sub[first], counts
-    uniq_rows, counts = np.unique(sub, axis=0, return_counts=True)
-    return uniq_rows, counts
+        _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+        uniq = sub[first]
+    else:
+        uniq, inverse, counts = np.unique(sub, axis=0, return_inverse=True, return_counts=True)
+    if w is None:
+        return uniq, counts
+    total = np.zeros(len(uniq), dtype=np.int64)
+    np.add.at(total, inverse.reshape(-1), np.asarray(w, dtype=np.int64))
+    return uniq[total != 0], total[total != 0]
 
 
 class Tuples:
     """The distinct (target, attributes) tuples of the whole microdata and their counts, kept up
     to date one changed row at a time (`account`), so that a tree for any cell is grown from
-    the distinct tuples (memory and work follow them, not the rows). Tuples are addressed by
-    one packed int64 key (`packable` says whether the domains allow it)."""
+    the distinct tuples (memory and work follow them, not the rows). Built from the data as
+    tuples of all columns (`codes`) with counts `w` (a tuple may repeat)."""
 
-    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+    def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int],
+                 domains: Sequence[int]) -> None:
         self.cols = [target, *attrs]
         self.reads = set(self.cols)
         self.attrs, self.domains, self.n_classes = list(attrs), list(domains), domains[target]
-        self._radix_list = [int(domains[c]) + 1 for c in self.cols]
-        self._radix = np.array(self._radix_list, dtype=np.int64)
-        codes, w = distinct(X[:, self.cols], [domains[c] for c in self.cols])
+        codes, w = distinct(codes[:, self.cols], [domains[c] for c in self.cols], w)
         self.size = len(codes)
         self.codes = np.zeros((max(2 * self.size, 16), len(self.cols)), dtype=np.int64)
         self.codes[:self.size] = codes
         self.w = np.zeros(len(self.codes), dtype=np.int64)
         self.w[:self.size] = w
-        self._at = {int(k): i for i, k in enumerate(self._key(codes).tolist())}
-
-    @staticmethod
-    def packable(domains: Sequence[int]) -> bool:
-        return float(np.prod(np.array([int(d) + 1 for d in domains], dtype=np.float64))) < 2.0 ** 62
-
-    def _key(self, codes: np.ndarray) -> np.ndarray:
-        key = np.zeros(len(codes), dtype=np.int64)
-        for j, r in enumerate(self._radix.tolist()):
-            key = key * r + (codes[:, j] + 1)
-        return key
+        # a tuple's key: one packed int when the domains allow (fast to build), else the tuple
+        radix = [int(domains[c]) + 1 for c in self.cols]
+        self._radix = radix if float(np.prod(np.array(radix, dtype=np.float64))) < 2.0 ** 62 else None
+        if self._radix is None:
+            self._at: dict = {tuple(k): i for i, k in enumerate(codes.tolist())}
+        else:
+            packed = np.zeros(len(codes), dtype=np.int64)
+            for j, r in enumerate(self._radix):
+                packed = packed * r + (codes[:, j] + 1)
+            self._at = {k: i for i, k in enumerate(packed.tolist())}
 
     def _index(self, row: Sequence[int]) -> int:
         """The slot of `row`'s tuple (a new, empty one when never seen)."""
         values = [int(row[c]) for c in self.cols]
-        key = 0
-        for v, r in zip(values, self._radix_list):
-            key = key * r + v + 1
+        key: int | tuple = tuple(values)
+        if self._radix is not None:
+            key = 0
+            for v, r in zip(values, self._radix):
+                key = key * r + v + 1
         i = self._at.get(key)
         if i is None:
             if self.size == len(self.codes):

@@ -145,12 +145,12 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     drop_tables = [t.expr for t in (replaced, existing) if t is not None]
     report = ProtectReport(table=str(source), out=str(dest), changes_table=str(changes), in_place=in_place,
                            key=inp.key, method=method, top_k=top_k, seed=seed, attrs=inp.attrs,
-                           rows=len(inp.rows), taxonomies={c: t.name for c, t in inp.taxonomies.items()},
+                           rows=inp.n, taxonomies={c: t.name for c, t in inp.taxonomies.items()},
                            dropped=drop, pseudonymized=pseudonymize)
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
     with report.timed("algorithm"):
         extra = [c for c in source.column_names if c != inp.key and c not in (*inp.columns, *drop)]
-        results, values, decisions = _decide(inp, extra, method, top_k, seed, delete_rows, say)
+        results, values, decisions = _decide(engine, source, inp, extra, method, top_k, seed, delete_rows, say)
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
@@ -162,21 +162,23 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
         return report
     published = [c for c in source.column_names if c != inp.key and c not in drop]
     with engine.transaction():
-        before = stats.distributions(engine, source.expr, published)
+        before = stats.distributions(engine, source.expr, published, inp.columns)
         with report.timed("rewrite"):
             rewrite.write_back(rewrite.Apply(engine), source, dest, changes, inp.key, decisions,
                                in_place=in_place, drop=drop_tables)
         say("protect: verifying by SQL")
         with report.timed("verify"):
-            verify.run(engine, report, inp, dest, changes, results, method, values, decisions.removed)
+            verify.run(engine, report, inp, dest if in_place else sql.TableName(source.name, source.schema), dest,
+                       changes, results, method, values, decisions.removed)
         rewrite.cleanup(engine)
         if not report.ok:
             raise VerificationError(report.checks)
         with report.timed("metrics"):
             listed = stats.changes(engine, changes.expr)
+            after = stats.distributions(engine, dest.expr, published, inp.columns)
             report.metrics = metrics.information_loss(
-                before, stats.distributions(engine, dest.expr, published), stats.change_counts(engine, changes.expr),
-                published, len(inp.rows), len(listed), len(decisions.removed))
+                before, after, stats.change_counts(engine, changes.expr), published, inp.n, len(listed),
+                len(decisions.removed))
         identifiers.apply(engine, dest.expr, drop=drop, pseudonymize=pseudonymize, key=pseudonym_key)
         written = get_table(engine, dest)
         identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
@@ -192,26 +194,29 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     return report
 
 
-def _decide(inp: ProtectionInput, extra: list[str], method: str, top_k: int | None, seed: int, delete_rows: bool,
+def _decide(engine: Engine, source: Table, inp: ProtectionInput, extra: list[str], method: str, top_k: int | None,
+            seed: int, delete_rows: bool,
             say: Progress) -> tuple[list[CellResult], list[np.ndarray], rewrite.Decisions]:
-    """Run the algorithm on the coded input; its changes as decisions (row key, column, label),
-    a deleted tuple's `extra` columns (those no classifier reads) turned NULL too."""
-    X, values = inp.code()
-    original = X.copy()
+    """Run the algorithm on the coded input, its rows read from `source` when needed; its changes
+    as decisions (row key, column, label), a deleted tuple's `extra` columns (those no
+    classifier reads) turned NULL too."""
+    coding = inp.coding()
+    values = coding.values
+    rows = stats.fetched_rows(engine, source.expr, inp, coding)
     col = {c: j for j, c in enumerate(inp.columns)}
     domains = [len(v) for v in values]
     preds = {col[t]: [col[a] for a in inp.attrs[t]] for t in inp.targets}
-    data = (GeneralizedMicrodata(X, domains, preds, k=top_k, taxonomies=[inp.taxonomies.get(c) for c in inp.columns])
-            if inp.taxonomies else Microdata(X, domains, preds, k=top_k))
-    cells = [Cell(i, col[c], int(X[i, col[c]])) for i, c in inp.cells]
+    data = (GeneralizedMicrodata(rows, domains, preds, k=top_k, taxonomies=[inp.taxonomies.get(c) for c in inp.columns])
+            if inp.taxonomies else Microdata(rows, domains, preds, k=top_k))
+    cells = [Cell(k, col[c], int(rows.row(k)[col[c]])) for k, c in inp.cells]
     results = protect_cells(data, cells, method, SeededChance(seed), max_runs=MAX_RUNS, progress=say)
     keys = inp.key_of
     deleted = sorted({r.cell.row for r in results if r.status == DELETED})
-    changed = [(keys(i), inp.columns[j], None if X[i, j] == NU else str(values[j][X[i, j]]))
-               for i, j in np.argwhere((original != NU) & (X != original)).tolist()]
-    changed += [(keys(i), c, None) for i in deleted for c in extra]
+    changed = [(keys(k), inp.columns[j], None if now == NU else str(values[j][now]))
+               for k, j, was, now in rows.changed() if was != NU]
+    changed += [(keys(k), c, None) for k in deleted for c in extra]
     return results, values, rewrite.Decisions(
-        changed, [(keys(i), c) for i, c in inp.cells], [keys(i) for i in deleted] if delete_rows else [])
+        changed, [(keys(k), c) for k, c in inp.cells], [keys(k) for k in deleted] if delete_rows else [])
 
 
 def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndarray]) -> list[ProtectedCell]:

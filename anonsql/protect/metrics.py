@@ -51,19 +51,21 @@ def information_loss(before: Distributions, after: Distributions,
                      changed: Mapping[tuple[str, Any], Mapping[Any, int]], cols: Sequence[str], m: int,
                      direct: int, removed: int) -> dict[str, float | None]:
     """Section 2.4 between a table and its protected version: DD (eq. 2.7), SKLD (2.9), ACMI
-    (2.11), SCE (2.13). `changed` maps (column, new value L, None for ν) to the counts of the
-    original values changed into L. A removed row's cells count as ν, as in the NRD deletion
-    they stand for; a label L contributes -Σ_v p(v, L) log p(v|L), its unchanged cells included.
+    (2.11, over the attribute pairs counted: those the run reads), SCE (2.13). `changed` maps
+    (column, new value L, None for ν) to the counts of the original values changed into L. A
+    removed row's cells count as ν, as in the NRD deletion they stand for; a label L contributes
+    -Σ_v p(v, L) log p(v|L), its unchanged cells included.
     """
     (b1, b2), (a1, _) = before, after
     known = [{v: n for v, n in d.items() if v is not None} for d in b1]
     known_after = [{v: n for v, n in d.items() if v is not None} for d in a1]
     skld = sum(kl_distance(b, a, m) for b, a in zip(known, known_after))
     acmi = None
-    if len(cols) > 1:
+    paired = {j for q in b2 for j in q}  # the attributes whose pairs were counted
+    if len(paired) > 1:
         mi_b = [mutual_information(b2[q], known[q[0]], known[q[1]], m) for q in b2]
         mi_a = [mutual_information(after[1][q], known_after[q[0]], known_after[q[1]], m) for q in b2]
-        acmi = average_change_in_mi(mi_b, mi_a, len(cols))
+        acmi = average_change_in_mi(mi_b, mi_a, len(paired))
     sce = 0.0
     for (name, new), joint in changed.items():
         j = list(cols).index(name)

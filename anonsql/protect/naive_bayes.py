@@ -72,15 +72,17 @@ class Counts:
     predictor a), as Python ints. `scores` leaves the cell's own row out (D - d_i) and gives
     exactly `class_scores`."""
 
-    def __init__(self, X: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int]) -> None:
+    def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int],
+                 domains: Sequence[int]) -> None:
+        """From the data as tuples of all columns (`codes`) with counts `w` (a tuple may repeat)."""
         self.target, self.attrs, self.n_classes = target, list(attrs), domains[target]
-        labels = X[:, target]
+        labels = codes[:, target]
         known = labels != NU
-        self.totals: list[int] = np.bincount(labels[known], minlength=self.n_classes).tolist()
+        self.totals: list[int] = tally(labels[known], w[known], self.n_classes).tolist()
         self.pairs: dict[int, list[list[int]]] = {}
         for a in self.attrs:
-            both = known & (X[:, a] != NU)
-            joint = np.bincount(X[both, a] * self.n_classes + labels[both], minlength=domains[a] * self.n_classes)
+            both = known & (codes[:, a] != NU)
+            joint = tally(codes[both, a] * self.n_classes + labels[both], w[both], domains[a] * self.n_classes)
             self.pairs[a] = joint.reshape(domains[a], self.n_classes).tolist()
         self.reads = {target, *self.attrs}
 
@@ -130,3 +132,10 @@ class Counts:
                 num *= hits[v] - (v == own)
             out.append(Fraction(num, n * t ** len(known)))
         return out
+
+
+def tally(keys: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
+    """Σ w per key in 0 .. size-1, as exact integers."""
+    out = np.zeros(size, dtype=np.int64)
+    np.add.at(out, keys, w.astype(np.int64))
+    return out

@@ -40,24 +40,30 @@ def estimate(tax: Taxonomy, observed: Sequence[int | Fraction] | np.ndarray, roo
     return est
 
 
-def estimate_one(tax: Taxonomy, observed: np.ndarray, node: int, root: int = 0) -> Fraction:
-    """`estimate(tax, observed, root)[node]` for integer counts, computed along the one path from
-    `root` down to `node` with integer products (the same rational, without a Fraction per node)."""
-    agg = _members(tax) @ np.asarray(observed, dtype=np.int64)
-    path = [node]
-    while path[-1] != root:
-        path.append(tax.parents[path[-1]])
-        if path[-1] < 0:
-            return Fraction(0)  # `node` lies outside the subtree of `root`
-    num, den = int(agg[root]), 1
+def path_estimate(tax: Taxonomy, agg: Sequence[int], node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
+    """`estimate(tax, observed, root)[node]` as an integer fraction (numerator, denominator),
+    computed along the one path from `root` down to `node` from `agg`, every node's aggregate
+    (its subtree's observed total, `aggregates`); `less` >= 0 counts one row less at that node
+    (so at each of its ancestors too). (0, 1) when `node` lies outside the subtree of `root`."""
+    line = tax.lineage[node]
+    if root not in line:
+        return 0, 1
+    minus = tax.lineage[less] if less >= 0 else ()
+    path = line[:line.index(root) + 1]
+    num, den = agg[root] - (root in minus), 1
     for parent, child in zip(path[:0:-1], path[-2::-1]):
         kids = tax.children[parent]
-        total = int(sum(agg[k] for k in kids))
+        total = sum(agg[k] - (k in minus) for k in kids)
         if total:
-            num, den = num * int(agg[child]), den * total
+            num, den = num * (agg[child] - (child in minus)), den * total
         else:
             den *= len(kids)
-    return Fraction(num, den)
+    return int(num), int(den)
+
+
+def aggregates(tax: Taxonomy, observed: np.ndarray) -> np.ndarray:
+    """Every node's aggregate (the observed total of its subtree) along the last axis of `observed`."""
+    return np.asarray(observed, dtype=np.int64) @ _members(tax).T
 
 
 _MEMBERS: dict[int, tuple[Taxonomy, np.ndarray]] = {}

@@ -7,60 +7,119 @@ from __future__ import annotations
 import csv
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..stats import encode
 from . import stats
+from .naive_bayes import NU
 from .suppress import GENERALIZING
 from .taxonomy import Taxonomy
 
 
 @dataclass(eq=False)
 class ProtectionInput:
-    """A protect run's validated input: what the algorithm receives, coded by `code()`."""
+    """A protect run's validated input: what the algorithm receives, coded by `coding()`. Only
+    the confidential rows are read here (and each column's distinct values): the other rows
+    stay in the database until an algorithm asks for them (stats, rows.FetchedRows)."""
 
     key: str
     columns: list[str]  # the columns the run reads (targets and attributes), table order
     attrs: dict[str, list[str]]  # target -> the attributes its classifiers read
-    cells: list[tuple[int, str]]  # confidential cells: (row index in key order, column)
-    rows: stats.Coded  # the key and `columns` of every row, as codes, sorted by key
+    cells: list[tuple[Any, str]]  # confidential cells: (row key, column)
+    n: int  # rows in the table
+    dictionaries: list[list[Any]]  # each column's distinct non-NULL values
+    confidential: dict[Any, tuple]  # the confidential rows: key -> values of `columns` (None = NULL)
     taxonomies: dict[str, Taxonomy] = field(default_factory=dict)  # column -> its taxonomy (-g methods)
 
     @property
     def targets(self) -> list[str]:
         return list(self.attrs)
 
-    def key_of(self, row: int) -> object:
-        """The key of row `row` as a plain Python value."""
-        return stats.plain(self.rows.keys[row])
+    def key_of(self, row: Any) -> Any:
+        """The key of row `row` (rows are named by their key) as a plain Python value."""
+        return stats.plain(row)
 
-    def value(self, row: int, column: str) -> object:
-        return self.rows.value(row, self.columns.index(column))
+    def value(self, row: Any, column: str) -> Any:
+        """A confidential row's value of `column` (None for NULL)."""
+        return self.confidential[row][self.columns.index(column)]
 
-    def code(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The microdata X (rows x columns, ν = -1) and each column's value dictionary: a column
-        with a taxonomy is coded by taxonomy node (its labels are the dictionary), the others by
-        their sorted distinct values (as `anonsql.stats.encode` sorts them)."""
-        coded, values = [], []
+    def coding(self) -> Coding:
+        """Each column's codes: a column with a taxonomy is coded by taxonomy node (its labels
+        are the dictionary), the others by their sorted distinct values (as
+        `anonsql.stats.encode` sorts them); ν = -1."""
+        values, codes = [], []
         for j, c in enumerate(self.columns):
             tax = self.taxonomies.get(c)
             if tax is None:
-                _, uniques = encode(pd.Series(self.rows.dictionaries[j], dtype=object))
-                at = {v: n for n, v in enumerate(uniques.tolist())}
-                coded.append(self.rows.recode(j, at.__getitem__))
+                _, uniques = encode(pd.Series(self.dictionaries[j], dtype=object))
+                at = {_hashable(v): n for n, v in enumerate(uniques.tolist())}
+                codes.append({_hashable(v): at[_hashable(v)] for v in self.dictionaries[j]})
                 values.append(uniques)
             else:
-                coded.append(self.rows.recode(j, partial(_node, tax)))
+                codes.append({_hashable(v): _node(tax, v) for v in self.dictionaries[j]})
                 values.append(np.array(tax.labels, dtype=object))
-        n = len(self.rows.keys)
-        X = np.column_stack(coded).astype(np.int64) if coded else np.zeros((n, 0), dtype=np.int64)
-        return X, values
+        source = [{codes[j][_hashable(v)]: v for v in d} for j, d in enumerate(self.dictionaries)]
+        return Coding(values, codes, source)
+
+
+@dataclass
+class Coding:
+    """Values <-> codes, per column: `values[j][code]` is what code stands for (a value, or a
+    taxonomy label), `codes[j]` maps a source value to its code, `source[j]` a code to the
+    source value that holds it (none for a taxonomy node no source value is)."""
+
+    values: list[np.ndarray]
+    codes: list[dict[Any, int]]
+    source: list[dict[int, Any]]
+
+    def code(self, values: Sequence[Any]) -> np.ndarray:
+        """One row's values (None = NULL) as codes."""
+        return np.array([NU if v is None else self.codes[j][_hashable(v)] for j, v in enumerate(values)],
+                        dtype=np.int64)
+
+    def code_rows(self, rows: Sequence[Sequence[Any]]) -> np.ndarray:
+        """Many rows' values as codes (rows x columns), one column at a time."""
+        out = np.empty((len(rows), len(self.codes)), dtype=np.int64)
+        for j, column in enumerate(zip(*rows)):
+            get = self.codes[j].get
+            out[:, j] = np.fromiter((NU if v is None else get(v, _ODD) for v in column), np.int64, len(rows))
+            for i in np.flatnonzero(out[:, j] == _ODD).tolist():  # NaN: not found as itself
+                out[i, j] = self.codes[j][_hashable(column[i])]
+        return out
+
+
+    def code_arrow(self, j: int, column: pa.ChunkedArray) -> np.ndarray | None:
+        """Column j of an Arrow result as codes, vectorized (pyarrow's index_in against the
+        column's dictionary); None when it must be coded value by value instead (NaN values,
+        a type the dictionary does not convert to, or a value not found)."""
+        pairs = list(self.codes[j].items())
+        if any(isinstance(v, tuple) for v, _ in pairs):  # NaN (see _hashable)
+            return None
+        try:
+            dictionary = pa.array([v for v, _ in pairs], type=column.type)
+        except (pa.ArrowException, TypeError, ValueError):
+            return None
+        at = pc.index_in(column, value_set=dictionary)
+        if at.null_count != column.null_count:
+            return None
+        table = np.array([c for _, c in pairs] + [NU], dtype=np.int64)  # NULL indexes the trailing ν
+        return table[at.fill_null(len(pairs)).to_numpy()]
+
+
+_ODD = -2  # a value `dict.get` misses (NaN), looked up again by `_hashable`
+
+
+def _hashable(v: Any) -> Any:
+    """A value as a dictionary key: NaN (a value of its own in SQL) matches itself."""
+    return ("NaN",) if isinstance(v, float) and v != v else v
 
 
 def _node(tax: Taxonomy, value: object) -> int:
@@ -128,8 +187,9 @@ def resolve(engine: Engine, source: Table, key: str, method: str, *, target: str
     _identifiers(key, targets, drop, pseudonymize)
     chosen = _attrs(source, key, targets, attrs, drop)
     columns = [c for c in source.column_names if c != key and (c in chosen or any(c in a for a in chosen.values()))]
-    coded = stats.coded(engine, source.expr, key, columns)
-    inp = ProtectionInput(key, columns, chosen, _locate(source, key, columns, coded, pairs), coded)
+    located, confidential = _locate(engine, source, key, columns, pairs)
+    inp = ProtectionInput(key, columns, chosen, located, n, [stats.dictionary(engine, source.expr, c) for c in columns],
+                          confidential)
     assignment = parse_assignment(taxonomies)
     if method in GENERALIZING:
         inp.taxonomies = _taxonomies(engine, source, inp, assignment)
@@ -190,23 +250,25 @@ def _attrs(source: Table, key: str, targets: list[str], attrs: Sequence[str] | N
     return out
 
 
-def _locate(source: Table, key: str, columns: list[str], coded: stats.Coded,
-            pairs: list[tuple[str, str]]) -> list[tuple[int, str]]:
-    """Each (key text, column) pair as (row index, column): the row exists, the cell holds a
-    value, no cell is listed twice."""
-    wanted = {k for k, _ in pairs}
-    index = {t: i for i, v in enumerate(coded.keys.tolist()) if (t := str(v)) in wanted}
-    found: list[tuple[int, str]] = []
+def _locate(engine: Engine, source: Table, key: str, columns: list[str],
+            pairs: list[tuple[str, str]]) -> tuple[list[tuple[Any, str]], dict[Any, tuple]]:
+    """Each (key text, column) pair as (row key, column), with the confidential rows read once
+    each: the row exists, the cell holds a value, no cell is listed twice."""
+    rows: dict[str, tuple] = {}
+    found: list[tuple[Any, str]] = []
     for k, c in pairs:
-        if k not in index:
-            raise AnonsqlError(f"no row with {key} = {k} in table {source}")
-        i = index[k]
-        if coded.codes[i, columns.index(c)] < 0:
+        if k not in rows:
+            row = stats.row_by_key(engine, source.expr, key, columns, k)
+            if row is None:
+                raise AnonsqlError(f"no row with {key} = {k} in table {source}")
+            rows[k] = row
+        r = rows[k][0]
+        if rows[k][1 + columns.index(c)] is None:
             raise AnonsqlError(f"cell ({key} = {k}, {c}) is already NULL: there is no value to protect")
-        if (i, c) in found:
+        if (r, c) in found:
             raise AnonsqlError(f"cell ({key} = {k}, {c}) listed twice")
-        found.append((i, c))
-    return found
+        found.append((r, c))
+    return found, {row[0]: tuple(row[1:]) for row in rows.values()}
 
 
 def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,
@@ -225,7 +287,7 @@ def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,
         raise AnonsqlError(f"target column(s) {', '.join(missing)} need a taxonomy (--taxonomy {missing[0]}=name)")
     taxes = stats.read_taxonomies(engine, named)
     for c, tax in taxes.items():
-        tax.check_values(c, list(dict.fromkeys(stats.text(v) for v in inp.rows.dictionaries[inp.columns.index(c)])))
+        tax.check_values(c, list(dict.fromkeys(stats.text(v) for v in inp.dictionaries[inp.columns.index(c)])))
     for i, c in inp.cells:
         node = taxes[c].index(stats.text(inp.value(i, c)))
         if taxes[c].children[node] or node == 0:

@@ -1,24 +1,15 @@
-"""What a protect run reads by SQL: the key's soundness, the microdata as integer codes (values
-once per distinct value), the counts of Section 2.4 (before and after), and the stored taxonomies.
-
-NOT YET (issue 16): the codes still come one row per table row (an int32 matrix, ~32 bytes a
-row for 8 columns), so memory follows rows, not distinct tuples. The algorithms themselves only
-need count tables: N(v), N(v, x_a) (protect/nb_counts without the D - d_i correction) and ID3's
-distinct (target, predictors) tuples with counts (GROUP BY), plus the confidential rows. The
-planned targeted-fetch form for the side effects of DECP / INCP / the -G methods: the rows
-they may change are exactly those of one class holding one value (DECP: target = conf AND
-α = d_i[α]; INCP: target = v AND no predictor equal to d_i's; DECP-G: α within one taxonomy
-node), fetched when needed as (key, codes) by one WHERE on the coded columns, sorted by key in
-Python (the thesis's "next tuple"), with the cells already changed in this run overlaid from
-the decisions; a changed row updates the count tables by one tuple out and one in, as
-`Microdata.set` does today. DROPP, HID3 and the -G ratios change d_i only.
+"""What a protect run reads by SQL: the key's soundness, each column's distinct values, the
+distinct tuples of the columns the run reads with their counts (naive Bayes's N(v), N(v, x_a)
+and ID3's training tuples follow from them), the confidential rows, the rows of one class
+holding one value when an algorithm may change them (`rows.FetchedRows`), the counts of
+Section 2.4 (before and after) and the stored taxonomies. Memory follows the distinct tuples
+and the rows the algorithms touch, never the table's rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +20,11 @@ from ..catalog import find_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from .metrics import Distributions
+from .rows import FetchedRows
 from .taxonomy import Taxonomy
+
+if TYPE_CHECKING:  # request imports this module
+    from .request import Coding, ProtectionInput
 
 #: The taxonomy store: one (taxonomy, position, value, parent) row per node.
 STORE = "anonsql_taxonomies"
@@ -58,69 +53,106 @@ def key_counts(engine: Engine, table: exp.Table, key: str) -> tuple[int, int, in
     return int(n), int(known), int(distinct)
 
 
-@dataclass
-class Coded:
-    """A table's key and columns as integer codes read by SQL (protect/coded_column): rows sorted by
-    key in Python (collations differ between engines, and the thesis's "next tuple" must be the
-    same on all of them); codes[:, j] is the rank of the value in `dictionaries[j]` (the
-    column's distinct values, protect/dictionary), -1 for NULL. Values leave the database
-    once per distinct value, never per row."""
-
-    keys: np.ndarray
-    codes: np.ndarray  # (rows, columns) int32
-    dictionaries: list[list[Any]]
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def value(self, row: int, j: int) -> Any:
-        """The value of column j in row `row` (None for NULL)."""
-        code = int(self.codes[row, j])
-        return None if code < 0 else self.dictionaries[j][code]
-
-    def recode(self, j: int, lookup: Callable[[Any], int]) -> np.ndarray:
-        """Column j re-coded by `lookup` (value -> code), applied once per distinct value; ν stays -1."""
-        table = np.array([lookup(v) for v in self.dictionaries[j]] + [-1], dtype=np.int64)
-        return table[self.codes[:, j]]  # -1 indexes the trailing ν
+def dictionary(engine: Engine, table: exp.Table, col: str) -> list[Any]:
+    """A column's distinct non-NULL values, in no particular order (protect/dictionary)."""
+    return [v for (v,) in engine.fetch_all(*sql.render("protect/dictionary", engine.dialect, tbl=table,
+                                                       col=sql.column(col)))]
 
 
-def coded(engine: Engine, table: exp.Table, key: str, columns: Sequence[str]) -> Coded:
-    """The key and `columns` of every row as codes (one query per column, rows in the engine's
-    key order, then sorted by key in Python), with each column's dictionary."""
-    keys = engine.fetch_df(*sql.render("protect/keys", engine.dialect, tbl=table, key=sql.column(key))).iloc[:, 0]
-    order = np.argsort(keys.to_numpy(), kind="stable")
-    codes = np.zeros((len(keys), len(columns)), dtype=np.int32)
-    dictionaries = []
-    for j, c in enumerate(columns):
-        bound = dict(tbl=table, col=sql.column(c))
-        column = engine.fetch_df(*sql.render("protect/coded_column", engine.dialect, key=sql.column(key), **bound))
-        codes[:, j] = column.iloc[:, 0].to_numpy(dtype=np.int32)[order]
-        dictionaries.append([v for v, _ in engine.fetch_all(*sql.render("protect/dictionary", engine.dialect,
-                                                                        **bound))])
-    return Coded(keys.to_numpy()[order], codes, dictionaries)
+def tuple_counts(engine: Engine, table: exp.Table, columns: Sequence[str]) -> list[tuple]:
+    """The distinct (values of `columns`) tuples with their counts, the count last."""
+    return engine.fetch_all(*sql.render("protect/tuple_counts", engine.dialect, tbl=table, col=sql.columns(columns)))
 
 
-def distributions(engine: Engine, table: exp.Table, cols: list[str]) -> Distributions:
-    """First-order counts per attribute (None = ν) and joint counts of non-ν pairs (Defs. 2.7,
-    2.9), keyed by value text so that a column turned into text still matches its source."""
-    m = len(cols)
-    df = engine.fetch_df(*sql.render("protect/value_counts", engine.dialect, tbl=table, attr=sql.columns(cols)))
+def rows_where(engine: Engine, table: exp.Table, key: str, columns: Sequence[str],
+               where: Sequence[tuple[str, Any]]) -> list[tuple]:
+    """(key, values of `columns`) of the rows holding every (column, value) of `where` (one or two)."""
+    (c1, v1), (c2, v2) = where[0], where[-1]
+    return engine.fetch_all(*sql.render("protect/rows_where", engine.dialect, tbl=table, key=sql.column(key),
+                                        col=sql.columns(columns), c1=sql.column(c1), v1=v1, c2=sql.column(c2), v2=v2))
+
+
+def row_by_key(engine: Engine, table: exp.Table, key: str, columns: Sequence[str], text_: str) -> tuple | None:
+    """(key, values of `columns`) of the row whose key reads as `text_` (None: no such row)."""
+    found = engine.fetch_all(*sql.render("protect/row_by_key", engine.dialect, tbl=table, key=sql.column(key),
+                                         col=sql.columns(columns), k=text_))
+    return found[0] if found else None
+
+
+def rows_kept(engine: Engine, out: exp.Table, source: exp.Table, key: str) -> tuple[int, int]:
+    """(rows of `out`, keys of `source` missing from `out`)."""
+    n, missing = engine.fetch_all(*sql.render("protect/rows_kept", engine.dialect, out=out, tbl=source,
+                                              key=sql.column(key)))[0]
+    return int(n), int(missing)
+
+
+def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding: Coding) -> FetchedRows:
+    """The run's rows as the algorithms read them: the confidential rows now, the distinct tuples
+    (protect/tuple_counts) and the rows of one class holding one value (protect/rows_where)
+    when asked, coded by `coding` (values leave the database coded in Python, per fetched row)."""
+    m = len(inp.columns)
+
+    def coded(found: Sequence[Sequence[Any]]) -> np.ndarray:
+        return coding.code_rows(found) if found else np.zeros((0, m), dtype=np.int64)
+
+    def fetch(where: Mapping[int, int]) -> tuple[list[Any], np.ndarray]:
+        if any(code not in coding.source[j] for j, code in where.items()):
+            return [], np.zeros((0, m), dtype=np.int64)  # no source value holds that code
+        found = sorted(rows_where(engine, table, inp.key, inp.columns,
+                                  [(inp.columns[j], coding.source[j][code]) for j, code in where.items()]),
+                       key=lambda r: r[0])
+        return [r[0] for r in found], coded([r[1:] for r in found])
+
+    def counts() -> tuple[np.ndarray, np.ndarray]:
+        bound = dict(tbl=table, col=sql.columns(inp.columns))
+        found = engine.fetch_arrow(*sql.render("protect/tuple_counts", engine.dialect, **bound))
+        columns = [coding.code_arrow(j, found.column(j)) for j in range(m)]  # vectorized where it can be
+        ready = [c for c in columns if c is not None]
+        if len(ready) == m:
+            return (np.column_stack(ready) if m else np.zeros((found.num_rows, 0), dtype=np.int64),
+                    found.column(m).to_numpy().astype(np.int64))
+        rows = tuple_counts(engine, table, inp.columns)
+        return coded([r[:-1] for r in rows]), np.array([r[-1] for r in rows], dtype=np.int64)
+
+    return FetchedRows(inp.n, fetch, counts, {k: coding.code(v) for k, v in inp.confidential.items()})
+
+
+def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Sequence[str]) -> Distributions:
+    """First-order counts per attribute of `cols` (None = ν) and joint counts of non-ν pairs
+    among the `paired` ones only (Defs. 2.7, 2.9: the attributes the run reads), keyed by value
+    text so that a column turned into text still matches its source. The paired attributes'
+    counts are summed from their distinct tuples (protect/tuple_counts: one hash aggregation,
+    where a grouping set per attribute or pair costs a sort each on PostgreSQL); the other
+    columns' from protect/value_counts."""
     single: list[dict[Any, int]] = [{} for _ in cols]
-    for row in df.itertuples(index=False):
-        j = next(j for j in range(m) if row[j] == 0)
-        single[j][text(row[m + j])] = int(row[2 * m])
-    pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+    both = [j for j, c in enumerate(cols) if c in paired]
+    rest = [j for j in range(len(cols)) if j not in both]
+    if rest:
+        m = len(rest)
+        df = engine.fetch_df(*sql.render("protect/value_counts", engine.dialect, tbl=table,
+                                         attr=sql.columns([cols[j] for j in rest])))
+        for row in df.itertuples(index=False):
+            k = next(k for k in range(m) if row[k] == 0)
+            single[rest[k]][text(row[m + k])] = int(row[2 * m])
+    pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
     joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
-    if pairs:
-        n_pairs = len(pairs)
-        text_, params = sql.render("protect/pair_counts", engine.dialect, tbl=table,
-                                   a=sql.columns([cols[i] for i, _ in pairs]),
-                                   b=sql.columns([cols[j] for _, j in pairs]))
-        for row in engine.fetch_df(text_, params).itertuples(index=False):
-            q = next(q for q in range(n_pairs) if row[q] == 0 and row[n_pairs + q] == 0)
-            a, b = text(row[2 * n_pairs + q]), text(row[3 * n_pairs + q])
-            if a is not None and b is not None:
-                joint[pairs[q]][(a, b)] = int(row[4 * n_pairs])
+    if both:
+        tuples = engine.fetch_df(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
+                                             col=sql.columns([cols[j] for j in both])))
+        n = tuples.iloc[:, -1].to_numpy(dtype=np.int64)
+        coded = {j: pd.factorize(tuples.iloc[:, k], use_na_sentinel=True) for k, j in enumerate(both)}  # NULL: -1
+        for j, (codes, uniques) in coded.items():
+            for u, count in enumerate(np.bincount(codes + 1, weights=n, minlength=len(uniques) + 1).tolist()):
+                v = None if u == 0 else text(uniques[u - 1])
+                single[j][v] = single[j].get(v, 0) + int(count)
+        for i, j in pairs:
+            (ci, ui), (cj, uj) = coded[i], coded[j]
+            known = (ci >= 0) & (cj >= 0)
+            keys, at = np.unique(ci[known].astype(np.int64) * len(uj) + cj[known], return_inverse=True)
+            for key, count in zip(keys.tolist(), np.bincount(at.reshape(-1), weights=n[known]).tolist()):
+                a, b = text(ui[key // len(uj)]), text(uj[key % len(uj)])
+                if a is not None and b is not None:
+                    joint[(i, j)][(a, b)] = joint[(i, j)].get((a, b), 0) + int(count)
     return single, joint
 
 

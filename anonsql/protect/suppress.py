@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .deletion import (
     COIN_KEPT,
@@ -44,7 +45,7 @@ def hybrid(nb_method: Method) -> Method:
     """HID3 then the NB method, round robin, until neither ID3 nor NB predicts the cell."""
 
     def run(p: Microdata, cell: Cell, chance: Chance) -> Outcome:
-        changes: list[tuple[int, int]] = []
+        changes: list[tuple[Any, int]] = []
         status, rnbg = NOT_NEEDED, None
         for _ in range(HYBRID_ROUNDS):
             if not (p.id3_predicts(cell) or p.nb_predicts(cell)):
@@ -93,7 +94,7 @@ METHODS: tuple[str, ...] = (*DELETION, *ENHANCED, *GENERALIZING)
 def predictions(p: Microdata, cell: Cell) -> dict[str, list[int]]:
     """What NB and ID3 trained on D - d_i predict for the cell now: the most probable value
     codes (several on a NB tie)."""
-    return {"nb": most_probable(p.scores(cell)), "id3": [p.tree(cell).predict(p.X[cell.row])]}
+    return {"nb": most_probable(p.scores(cell)), "id3": [p.tree(cell).predict(p.row(cell.row))]}
 
 
 def exposed(p: Microdata, cell: Cell, classifiers: Sequence[str]) -> bool:
@@ -107,7 +108,7 @@ class CellResult:
     status: str = NOT_NEEDED
     before: dict[str, list[int]] = field(default_factory=dict)
     after: dict[str, list[int]] = field(default_factory=dict)
-    changes: list[tuple[int, int]] = field(default_factory=list)  # side effects, all runs
+    changes: list[tuple[Any, int]] = field(default_factory=list)  # side effects, all runs
     next_best: int | None = None
     runs: int = 0
 
@@ -122,7 +123,7 @@ def suppress_cells(p: Microdata, cells: Sequence[Cell], method: str, chance: Cha
     X is modified in place; `progress` hears one line per cell done."""
     enhanced = ENHANCED.get(method)
     run, classifiers = DELETION[enhanced[1] if enhanced else method], CLASSIFIERS[method]
-    hidden: list[tuple[int, int]] = []
+    hidden: list[tuple[Any, int]] = []
     for c in cells:
         p.hide(c.row, c.target, hidden)
     results = [CellResult(c) for c in cells]
@@ -180,14 +181,14 @@ def _merge(r: CellResult, out: Outcome) -> None:
 def predictions_g(p: GeneralizedMicrodata, cell: Cell, classifiers: Sequence[str]) -> dict[str, list[int]]:
     """What the -G methods' classifiers pick for a generalized cell now: NB's most probable
     candidate(s) (Def. 4.1), ID3's class; nothing once its tuple is deleted."""
-    if p.X[cell.row, cell.target] < 0:
+    if p.row(cell.row)[cell.target] < 0:
         return {c: [] for c in classifiers}
     out = {}
     if "nb" in classifiers:
         scores = p.g_scores(cell)
         out["nb"] = [v for v, s in scores.items() if s == max(scores.values())]
     if "id3" in classifiers:
-        out["id3"] = [classify(train_g(p, cell), p.X[cell.row], p.taxonomies)]
+        out["id3"] = [classify(train_g(p, cell), p.row(cell.row), p.taxonomies)]
     return out
 
 
@@ -212,7 +213,7 @@ def suppress_cells_g(p: GeneralizedMicrodata, cells: Sequence[Cell], method: str
         r.before = predictions_g(p, r.cell, classifiers)
     _drive(p, results, results, run, enhanced, chance, lambda c: exposed_g(p, c, classifiers), max_runs, progress)
     for r in results:
-        if p.X[r.cell.row, r.cell.target] < 0:  # its tuple was deleted for another cell
+        if p.row(r.cell.row)[r.cell.target] < 0:  # its tuple was deleted for another cell
             r.status = DELETED
         r.after = predictions_g(p, r.cell, classifiers)
     return results

@@ -29,6 +29,11 @@ class Taxonomy:
     parents: tuple[int, ...]
     children: tuple[tuple[int, ...], ...]
     _index: dict[str, int] = field(init=False, repr=False, compare=False)
+    # precomputed navigation (the -g methods ask for it per score): per node, its subtree, its
+    # leaves and its lineage (the node, then its ancestors up to the root)
+    _subtree: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    _leaves: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    lineage: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
 
     @classmethod
     def from_rows(cls, name: str, rows: Iterable[tuple[Any, Any]]) -> Taxonomy:
@@ -147,33 +152,24 @@ class Taxonomy:
 
     def depth(self, node: int) -> int:
         """Steps from the root (the root has depth 0)."""
-        d = 0
-        while self.parents[node] >= 0:
-            node, d = self.parents[node], d + 1
-        return d
+        return len(self.lineage[node]) - 1
 
     @property
     def height(self) -> int:
         """The deepest node's depth: the most levels any value can be generalized."""
-        return max(self.depth(i) for i in range(len(self)))
+        return max(len(line) for line in self.lineage) - 1
 
     def is_descendant(self, node: int, ancestor: int) -> bool:
         """Descendant(v, a) of the thesis: strictly below `ancestor` (a node is not its own)."""
-        while self.parents[node] >= 0:
-            node = self.parents[node]
-            if node == ancestor:
-                return True
-        return False
+        return node != ancestor and ancestor in self.lineage[node]
 
     def leaves_under(self, node: int) -> list[int]:
         """The primitive values (leaves) of the subtree of `node`, in pre-order."""
-        if not self.children[node]:
-            return [node]
-        return [leaf for c in self.children[node] for leaf in self.leaves_under(c)]
+        return list(self._leaves[node])
 
     def subtree(self, node: int) -> list[int]:
         """`node` and all its descendants, in pre-order."""
-        return [node, *(n for c in self.children[node] for n in self.subtree(c))]
+        return list(self._subtree[node])
 
     def rows(self) -> list[tuple[str, str | None]]:
         """(value, parent) pairs in pre-order, the form stored in the database."""
@@ -190,6 +186,22 @@ class Taxonomy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {v: i for i, v in enumerate(self.labels)})
+        lineage = []
+        for n in range(len(self.labels)):
+            line = [n]
+            while self.parents[line[-1]] >= 0:
+                line.append(self.parents[line[-1]])
+            lineage.append(tuple(line))
+        subtree: list[list[int]] = [[] for _ in self.labels]
+        stack = [0] if self.labels else []
+        while stack:  # the children's order: pre-order; each node joins its every ancestor's list
+            n = stack.pop()
+            for a in lineage[n]:
+                subtree[a].append(n)
+            stack.extend(reversed(self.children[n]))
+        object.__setattr__(self, "lineage", tuple(lineage))
+        object.__setattr__(self, "_subtree", tuple(tuple(t) for t in subtree))
+        object.__setattr__(self, "_leaves", tuple(tuple(m for m in t if not self.children[m]) for t in subtree))
 
 
 def _label(name: str, value: Any) -> str:

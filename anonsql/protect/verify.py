@@ -28,15 +28,18 @@ from .naive_bayes import NU
 from .partial_counts import estimate
 from .request import ProtectionInput
 from .rewrite import CELLS
+from .rows import FetchedRows
 from .suppress import CLASSIFIERS, CellResult
 from .taxonomy import Taxonomy
 
 Scorer = Callable[[Mapping[str, Any]], dict[str, Fraction]]
 
 
-def run(engine: Engine, report: Report, inp: ProtectionInput, out: sql.TableName, changes: sql.TableName,
-        results: Sequence[CellResult], method: str, values: Sequence[np.ndarray], removed: Sequence[Any]) -> None:
-    """Record every check on `report` (the job raises when one fails)."""
+def run(engine: Engine, report: Report, inp: ProtectionInput, source: sql.TableName, out: sql.TableName,
+        changes: sql.TableName, results: Sequence[CellResult], method: str, values: Sequence[np.ndarray],
+        removed: Sequence[Any]) -> None:
+    """Record every check on `report` (the job raises when one fails); `source` is `out` for a
+    run in place."""
     d, key = engine.dialect, inp.key
     bad = engine.fetch_all(*sql.render("protect/check_confidential", d, cells=CELLS, changes=changes.expr))
     report.check("every confidential cell hidden or generalized", not bad, "protect/check_confidential",
@@ -52,31 +55,32 @@ def run(engine: Engine, report: Report, inp: ProtectionInput, out: sql.TableName
         index=False) if not _generalizes(taxes.get(c), old, None if pd.isna(new) else new)]
     report.check("each new value generalizes its old one", not loose, "protect/changes_list",
                  _cells(key, loose, "is not a generalization of its value"))
-    published = stats.coded(engine, out.expr, key, inp.columns)
-    gone = {str(k) for k in removed}
-    expected = inp.rows.keys[[str(k) not in gone for k in inp.rows.keys.tolist()]] if gone else inp.rows.keys
-    have = published.keys  # both sorted by key in Python
-    report.check("every row kept (but the removed tuples)", len(have) == len(expected)
-                 and bool(np.all(have.astype(str) == expected.astype(str))),
-                 "protect/keys", f"{len(have)} rows, {len(expected)} expected")
+    n, missing = stats.rows_kept(engine, out.expr, source.expr, key)
+    expected = inp.n - len(removed)
+    report.check("every row kept (but the removed tuples)",
+                 n == expected and missing == (0 if source == out else len(removed)), "protect/rows_kept",
+                 f"{n} rows, {expected} expected; {missing} source key(s) missing")
     checked = [r for r in results if r.status not in (COIN_KEPT, DELETED)]
-    truth = {(str(inp.key_of(r.cell.row)), r.cell.target): stats.text(inp.value(r.cell.row, inp.columns[r.cell.target]))
+    truth = {(r.cell.row, r.cell.target): stats.text(inp.value(r.cell.row, inp.columns[r.cell.target]))
              for r in checked}
-    wanted = {k for k, _ in truth}
-    at = {s: i for i, k in enumerate(have.tolist()) if (s := str(k)) in wanted}
+    published = {}  # the confidential rows as published: key -> column -> value
+    for k in dict.fromkeys(k for k, _ in truth):
+        for row in stats.rows_where(engine, out.expr, key, inp.columns, [(key, k)]):
+            published[k] = dict(zip(inp.columns, row[1:]))
     if "nb" in CLASSIFIERS[method]:
         hits = []
         for t in dict.fromkeys(r.cell.target for r in checked):
             name = inp.columns[t]
             score = naive_bayes(engine, out, name, inp.attrs[name], taxes)
-            hits += [(k, name) for (k, j), v in truth.items() if j == t and k in at
-                     and _predicted(score(_tuple(published, inp.columns, at[k])), v)]
+            hits += [(k, name) for (k, j), v in truth.items() if j == t and k in published
+                     and _predicted(score(published[k]), v)]
         report.check("naive Bayes misses every confidential cell", not hits, "protect/nb_counts",
                      _cells(key, hits, "still predicted"))
     if "id3" in CLASSIFIERS[method]:
-        view = _coded(inp, published, taxes, values)
-        hits = [(k, inp.columns[t]) for (k, t), v in truth.items() if k in at and _id3_predicts(view, at[k], t, v)]
-        report.check("ID3 misses every confidential cell", not hits, "protect/coded_column",
+        view = _coded(engine, inp, out, published, taxes, values)
+        hits = [(k, inp.columns[t]) for (k, t), v in truth.items() if k in published
+                and _id3_predicts(view, k, t, v)]
+        report.check("ID3 misses every confidential cell", not hits, "protect/tuple_counts",
                      _cells(key, hits, "still predicted"))
 
 
@@ -160,40 +164,40 @@ def _predicted(scores: dict[str, Fraction], truth: str | None) -> bool:
     return truth in scores and all(scores[truth] > s for v, s in scores.items() if v != truth)
 
 
-def _tuple(published: stats.Coded, columns: Sequence[str], row: int) -> dict[str, Any]:
-    """One published row as column -> value (None for NULL)."""
-    return {c: published.value(row, j) for j, c in enumerate(columns)}
-
-
-def _coded(inp: ProtectionInput, published: stats.Coded, taxes: Mapping[str, Taxonomy],
-           values: Sequence[np.ndarray]) -> GeneralizedMicrodata:
-    """The published rows coded as the classifiers see them: by taxonomy node where a column has
-    one, else by the input's value dictionary; ν = -1 (each distinct value looked up once)."""
-    cols, codes = [], []
+def _coded(engine: Engine, inp: ProtectionInput, out: sql.TableName, published: Mapping[Any, Mapping[str, Any]],
+           taxes: Mapping[str, Taxonomy], values: Sequence[np.ndarray]) -> GeneralizedMicrodata:
+    """The published table as the classifiers see it: its distinct tuples (protect/tuple_counts)
+    and the confidential rows, coded by taxonomy node where a column has one, else by the
+    input's value dictionary; ν = -1 (each value matched by its text)."""
+    lookups, sizes = [], []
     for j, c in enumerate(inp.columns):
         tax = taxes.get(c)
-        lookup: dict[Any, int] = ({lbl: n for n, lbl in enumerate(tax.labels)} if tax else
-                  {stats.text(v): n for n, v in enumerate(values[j])})
-        cols.append(published.recode(j, _by_text(lookup)))
-        codes.append(len(tax) if tax else len(values[j]))
+        lookups.append({lbl: n for n, lbl in enumerate(tax.labels)} if tax else
+                       {str(stats.text(v)): n for n, v in enumerate(values[j])})
+        sizes.append(len(tax) if tax else len(values[j]))
+
+    def coded(row: Sequence[Any]) -> np.ndarray:
+        return np.array([NU if v is None else lookups[j][str(stats.text(v))] for j, v in enumerate(row)],
+                        dtype=np.int64)
+
+    found = stats.tuple_counts(engine, out.expr, inp.columns)
+    m = len(inp.columns)
+    tuples = (np.array([coded(r[:-1]) for r in found], dtype=np.int64).reshape(len(found), m),
+              np.array([r[-1] for r in found], dtype=np.int64))
+    rows = FetchedRows(inp.n, lambda where: ([], np.zeros((0, m), dtype=np.int64)),  # ID3 selects no row
+                       lambda: tuples, {k: coded([row[c] for c in inp.columns]) for k, row in published.items()})
     order = {c: j for j, c in enumerate(inp.columns)}
-    return GeneralizedMicrodata(np.column_stack(cols).astype(np.int64), codes,
-                                {order[t]: [order[a] for a in inp.attrs[t]] for t in inp.targets},
+    return GeneralizedMicrodata(rows, sizes, {order[t]: [order[a] for a in inp.attrs[t]] for t in inp.targets},
                                 taxonomies=[taxes.get(c) for c in inp.columns])
 
 
-def _by_text(lookup: Mapping[Any, int]) -> Callable[[Any], int]:
-    """value -> its code in `lookup`, matched by text."""
-    return lambda v: lookup[stats.text(v)]
-
-
-def _id3_predicts(view: GeneralizedMicrodata, row: int, target: int, truth: str | None) -> bool:
+def _id3_predicts(view: GeneralizedMicrodata, row: Any, target: int, truth: str | None) -> bool:
     """ID3 re-trained on D - d_i (its candidates' rows) classifies the tuple as its true value;
     a NULL target stands at its taxonomy's root."""
     tax = view.taxonomies[target]
     if tax is None or truth is None or tax.find(truth) is None:
         return False
-    saved = int(view.X[row, target])
+    saved = int(view.row(row)[target])
     if saved == NU:
         view.set(row, target, 0)
     try:

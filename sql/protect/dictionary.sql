@@ -1,6 +1,5 @@
--- One column's value dictionary in the ranks of protect/coded_column: each distinct non-NULL
--- value with its rank c (0, 1, ...), in rank order.
-SELECT DISTINCT $col AS v, CAST(DENSE_RANK() OVER (ORDER BY $col) - 1 AS INTEGER) AS c
+-- One column's value dictionary: each distinct non-NULL value once (protect codes them in
+-- Python, by sorted value or taxonomy node; a value leaves the database once, not per row).
+SELECT DISTINCT $col AS v
 FROM $tbl
 WHERE $col IS NOT NULL
-ORDER BY c
