@@ -91,12 +91,40 @@ def read_key(key_file: str | None) -> Key:
 
 
 def pseudonymize_sql(dialect: str) -> str:
-    """The sql/ file of the keyed pseudonyms on `dialect`."""
-    if dialect == "duckdb":
+    """The sql/ file of the keyed pseudonyms on `dialect`. Spark takes DuckDB's: sqlglot writes its
+    SHA256, ENCODE (UTF-8), UNHEX and binary || as Spark's SHA2(.., 256), ENCODE(.., 'utf-8'),
+    UNHEX and ||, so the digests are the same HMAC-SHA256 hex texts."""
+    if dialect in ("duckdb", "spark"):
         return "common/pseudonymize"
     if dialect == "postgres":
         return "common/pseudonymize_postgres"
-    raise AnonsqlError(f"--pseudonymize is not available on {dialect} (DuckDB and PostgreSQL only)")
+    raise AnonsqlError(f"--pseudonymize is not available on {dialect} (DuckDB, PostgreSQL and Spark only)")
+
+
+#: Column kinds whose text (the HMAC's input) Spark writes as DuckDB and PostgreSQL do; a float's
+#: text differs (1e+20 vs 1.0E20), so would its pseudonym.
+SPARK_SAME_TEXT = ("integer", "text")
+
+
+def pseudonym(dialect: str, value: exp.Expr) -> exp.Expr:
+    """The keyed pseudonym HMAC-SHA256(K, value) as an expression (the SET value of
+    pseudonymize_sql(dialect)), with $ipad / $opad left to bind, for a CREATE TABLE AS SELECT."""
+    update = sql.template(pseudonymize_sql(dialect))
+    expr = update.expressions[0].expression
+    for ph in list(expr.find_all(exp.Placeholder)):
+        if ph.name == "col":
+            ph.replace(value.copy())
+    return expr
+
+
+def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
+    """On Spark, refuse (one line) to pseudonymize a column whose text differs from DuckDB's."""
+    for name in pseudonymize:
+        kind = table.column(name).kind
+        if kind not in SPARK_SAME_TEXT:
+            raise AnonsqlError(f"--pseudonymize on Spark takes text and integer columns: '{name}' is {kind}, whose "
+                               "text (the HMAC's input) Spark writes unlike DuckDB and PostgreSQL, so its "
+                               "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
 
 
 def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from sqlglot import exp
 
 from . import sql
 from .catalog import Table, comparable
@@ -52,7 +53,7 @@ class QIClassCounts:
     counts: np.ndarray  # (T,) int64
     values: list[np.ndarray]  # per QI j: code -> the value's exact text
     class_values: np.ndarray  # class code -> the label's exact text
-    keys: np.ndarray  # (T,) the group key of sql/group_key.sql, to address the group's rows
+    dictionaries: list[exp.Table]  # the value dictionaries (temporary tables) of each QI, then of the class
 
     @property
     def domain_sizes(self) -> np.ndarray:
@@ -89,23 +90,82 @@ def _dictionary(codes: np.ndarray, labels: pd.Series) -> np.ndarray:
     return out
 
 
-def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -> QIClassCounts:
-    """N(y, c) in one GROUP BY, coded in SQL; the arrays are sorted by (class, y) for a canonical order."""
+#: The scratch tables of qi_class_counts: the grouped relation S and one dictionary per column.
+GROUPS_TABLE = "anonsql_qi_class_groups"
+DICTIONARY_TABLE = "anonsql_dictionary_{}"
+
+
+def scratch_table(name: str, dialect: str) -> exp.Table:
+    """A temporary working table, in the session's temporary schema where the engine names one
+    (DuckDB's temp catalog, PostgreSQL's pg_temp), so it never shares a name with a user table."""
+    return sql.TableName(name, {"duckdb": "temp", "postgres": "pg_temp"}.get(dialect)).expr
+
+
+def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: Sequence[exp.Table]
+                     ) -> list[exp.Expr]:
+    """Join `query` to the dictionary of each of `values` (LEFT JOIN ... AS d_j ON value_j = d_j.value,
+    typed SQL equality, the equality GROUP BY uses) and return the code of each value
+    (sql/common/dictionary_code.sql: -1 for NULL, -2 for a value the dictionary lacks)."""
+    codes = []
+    for j, (value, table) in enumerate(zip(values, dictionaries)):
+        alias = f"d_{j}"
+        query.append("joins", exp.Join(this=exp.alias_(table.copy(), alias, table=True), side="LEFT",
+                                       on=exp.EQ(this=value.copy(), expression=exp.column("value", alias))))
+        codes.append(sql.fragment("common/dictionary_code", col=value, code=exp.column("code", alias)))
+    return codes
+
+
+def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str,
+                    dictionaries: Sequence[exp.Table] | None = None) -> QIClassCounts:
+    """N(y, c) in one GROUP BY, coded in SQL by value dictionaries built once from the grouped
+    relation and left behind as temporary tables (`dictionaries`) for a rewrite to code rows
+    with; or coded by the given `dictionaries` of another table (a value they lack: code -2).
+    The arrays are sorted by (class, y) for a canonical order."""
     comparable(table, [*qi, class_column])
-    m = len(qi)
-    text, params = sql.render(
-        "common/qi_class_counts", engine.dialect, tbl=table.expr, qi=sql.columns(qi), cls=sql.column(class_column),
-        group_key=sql.group_key(sql.columns([*qi, class_column])),
-    )
-    df = engine.fetch_df(text, params)
+    m, d = len(qi), engine.dialect
+    groups = scratch_table(GROUPS_TABLE, d)
+    build = dictionaries is None
+    tables = [scratch_table(DICTIONARY_TABLE.format(j), d) for j in range(m + 1)] if dictionaries is None \
+        else list(dictionaries)
+    grouped = [*sql.columns([f"y_{j}" for j in range(m)], table="g"), sql.column("c", table="g")]
+    engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
+    engine.execute(*sql.render("common/qi_class_groups", d, groups=groups, tbl=table.expr, qi=sql.columns(qi),
+                               cls=sql.column(class_column)))
+    try:
+        values = []
+        for col, dictionary in zip(grouped, tables):
+            if build:
+                engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
+                engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=groups,
+                                           col=exp.column(col.this.copy())))
+                analyze(engine, dictionary)
+            labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
+            out = np.empty(len(labels), dtype=object)
+            out[:] = [r[0] for r in labels]
+            values.append(out)
+        tree = sql.template("common/qi_class_counts")
+        codes_sql = dictionary_codes(tree, grouped, tables)
+        df = engine.fetch_df(*sql.bind(tree, d, dict(groups=groups, code=codes_sql)))
+    finally:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
     codes = df.iloc[:, :m].to_numpy(np.int64).astype(np.int32).reshape(len(df), m)
-    classes = df.iloc[:, 2 * m].to_numpy(np.int64).astype(np.int32)
-    values = [_dictionary(codes[:, j], df.iloc[:, m + j]) for j in range(m)]
-    class_values = _dictionary(classes, df.iloc[:, 2 * m + 1])
-    counts = df.iloc[:, 2 * m + 2].to_numpy(np.int64)
-    keys = df.iloc[:, 2 * m + 3].to_numpy(object)
+    classes = df.iloc[:, m].to_numpy(np.int64).astype(np.int32)
+    counts = df.iloc[:, m + 1].to_numpy(np.int64)
     order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
-    return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values, class_values, keys[order])
+    return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables)
+
+
+def analyze(engine: Engine, table: exp.Table) -> None:
+    """Planner statistics for a fresh temporary table on PostgreSQL (sql/common/analyze.sql);
+    DuckDB and Spark plan without them."""
+    if engine.dialect == "postgres":
+        engine.execute(*sql.render("common/analyze", engine.dialect, tbl=table))
+
+
+def drop_dictionaries(engine: Engine, dictionaries: Sequence[exp.Table]) -> None:
+    """Remove the value dictionaries qi_class_counts left behind (QIClassCounts.dictionaries)."""
+    for dictionary in dictionaries:
+        engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=dictionary))
 
 
 def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_column: str) -> AttrClassCounts:

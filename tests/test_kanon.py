@@ -117,7 +117,8 @@ def test_emit_sql_dry_run_changes_nothing_and_the_script_reproduces_the_run(db, 
     assert not r.ok and not r.checks and catalog.find_table(engine, "t2") is None
     assert any("nothing in the database changed" in n for n in r.notes)
     text = script.read_text()
-    assert "ORIGINAL quasi-identifier values" in text and text.count("\nUPDATE ") == 1
+    assert "ORIGINAL quasi-identifier values" in text and text.count("\nCREATE TABLE ") == 1
+    assert "\nUPDATE " not in text  # a copy is one CREATE TABLE AS SELECT
     assert '"suppress_zip"' in text and '"suppress_sex"' in text and "s_0" not in text  # the real columns
     body, checks = text.split("COMMIT;")
     assert "k-anonymity: must return groups = 0" in checks and "row count: must return 12" in checks
@@ -360,7 +361,8 @@ def test_drop_and_pseudonymize_direct_identifiers(db, engine, make_table, monkey
     anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t5", drop="admitted", pseudonymize="id",
                         key_file=key_file, emit_sql=str(script), execute=False)
     text = script.read_text()
-    assert "DROP COLUMN" in text and "HMAC-SHA256" in text and "the key is NOT in this script" in text
+    assert "HMAC-SHA256" in text and "the key is NOT in this script" in text
+    assert "DROP COLUMN" not in text and '"t"."admitted"' not in text  # a copy leaves it out of its CTAS
     assert KEY not in text and KEY.encode().hex() not in text
 
 
@@ -382,20 +384,19 @@ def test_changes_relation_and_per_column_counts(db, engine, make_table, capsys):
     r = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2", changes="ch")
     assert r.ok and r.changes == "ch"
     ch = table_rows(engine, "ch")
-    assert {row[1] for row in ch} <= {"zip", "sex"} and sum(row[3] for row in ch) == r.suppressed_cells
+    assert {row[2] for row in ch} <= {"zip", "sex"} and sum(row[4] for row in ch) == r.suppressed_cells
     # per column: cells newly blanked, and the source's own NULLs told apart
     nulls = {j: sum(row[j] is None for row in table_rows(engine, "t2")) for j in (1, 2)}
     assert r.original_nulls_by_column == {"zip": 1, "sex": 0}
     assert r.suppressed_by_column == {"zip": nulls[1] - 1, "sex": nulls[2]}
-    assert r.suppressed_by_column == {c: sum(row[3] for row in ch if row[1] == c) for c in ("zip", "sex")}
-    # each change names the rows of the source it came from, with their original value
-    for key, column, value, n in ch:
-        pos = {"zip": 1, "sex": 2}[column]
-        groups = {}
-        for row in table_rows(engine, "t"):
-            k = "".join("N" if v is None else f"{len(str(v))}:{v}" for v in (row[1], row[2], row[3]))
-            groups.setdefault(k, []).append(row)
-        assert [str(row[pos]) for row in groups[key]] == [value] * n
+    assert r.suppressed_by_column == {c: sum(row[4] for row in ch if row[2] == c) for c in ("zip", "sex")}
+    # each change names its group by number and by the original values of the source's rows
+    assert len({row[0] for row in ch}) == r.changed_groups == len({row[1] for row in ch})
+    for _, values, column, value, n in ch:
+        group = json.loads(values)
+        rows = [row for row in table_rows(engine, "t")
+                if [None if v is None else str(v) for v in row[1:4]] == [group[c] for c in ("zip", "sex", "cls")]]
+        assert group[column] == value and len(rows) == n
     text = r.summary()
     assert "zip: " in text and "already empty (NULL) in the source" in text and "PRIVATE" in text
     with pytest.raises(AnonsqlError, match="--changes table ch already exists"):

@@ -41,7 +41,8 @@ _EPILOG = (
 @click.option("--key-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="file holding the pseudonymization key (default: $ANONSQL_PSEUDONYM_KEY)")
 @click.option("--changes", metavar="TABLE",
-              help="also write a PRIVATE table of every blanked cell: group key, column, original value, rows")
+              help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
+                   "original value, rows")
 @options.emit_sql
 @options.report
 @options.quiet

@@ -20,12 +20,12 @@ from ..catalog import Column, Table, find_table, get_table, holding_source, outp
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
-from ..stats import attr_class_counts
+from ..stats import drop_dictionaries
 from . import verify
 from .algorithm import anonymize
 from .model import kl_divergence
 from .rewrite import suppression_plan
-from .stats import aligned_counts, cardinality_warnings, gather
+from .stats import cardinality_warnings, gather, output_counts
 
 
 @dataclass(kw_only=True)
@@ -125,6 +125,11 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     statistics and checks read the table through a temporary view that adds the constant label.
     """
     say = progress or silent
+    if engine.dialect == "spark":
+        identifiers.check_spark_text(source, pseudonymize)
+    if in_place and engine.dialect == "duckdb" and "rowid" in {c.lower() for c in source.column_names}:
+        raise AnonsqlError(f"table {source} has a column named rowid, which hides DuckDB's row id that an "
+                           "in-place run updates rows by: write a copy (--out) instead of --in-place")
     target, replaced = output_table(engine, source, out, f"{source.name}_k{k}", replace, in_place)
     changes_table = _changes_table(engine, changes, source, target)
     report = KanonReport(table=str(source), out=str(target), in_place=in_place, qi=list(qi),
@@ -152,19 +157,23 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         result = anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
                            alpha=alpha, seed=seed, progress=loop_progress if progress else None)
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
-    plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, copy=not in_place,
-                            one_class=class_column is None)
-    report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.keys)
+    # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
+    plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, source.column_names,
+                            copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,
+                            pseudonymize=() if in_place else pseudonymize)
+    report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.rows)
     report.gamma_sum = float(np.sum(result.gammas))
     _set_suppressed(report, int(result.suppressed_cells))
     report.suppressed_by_column = dict(zip(qi, (plan.suppress * plan.rows[:, None]).sum(axis=0).tolist())) \
-        if len(plan.keys) else dict.fromkeys(qi, 0)
+        if len(plan.rows) else dict.fromkeys(qi, 0)
     report.original_nulls_by_column = dict(zip(qi, before.attrs.null_counts.sum(axis=1).tolist()))
     if emit_sql:
-        extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize)
+        extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
+            if in_place else []
         save(emit_sql, plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
                                    replace=replaced is not None, extra=extra))
     if not execute:
+        drop_dictionaries(engine, groups.dictionaries)
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report
 
@@ -172,15 +181,16 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     with engine.transaction(), staged_output(engine, target, replaced) as staged:
         with report.timed("rewrite"):
             plan = replace_dc(plan, out=staged.expr)
-            plan.execute(engine, source.column_names)
-            identifiers.apply(engine, staged.expr, drop=drop, pseudonymize=pseudonymize, key=key)
+            plan.execute(engine, key)
+            if in_place:
+                identifiers.apply(engine, staged.expr, drop=drop, pseudonymize=pseudonymize, key=key)
             if changes_table is not None:
                 _write_changes(engine, changes_table, plan.changes())
-        say(f"rewrite: {len(plan.keys):,} groups changed ({report.seconds['rewrite']:.2f} s)")
+        say(f"rewrite: {len(plan.rows):,} groups changed ({report.seconds['rewrite']:.2f} s)")
         with report.timed("verify"):
             written = get_table(engine, staged)
             with _counted(engine, written, class_column, "_out") as counted_out:
-                out_attrs = attr_class_counts(engine, counted_out, qi, cls)
+                out_attrs = output_counts(engine, counted_out, qi, cls, before)
                 suppressed = verify.suppression(engine, report, counted_out, qi, class_column, k, before=before,
                                                 out_attrs=out_attrs, source=None if in_place else source,
                                                 decided_cells=int(result.suppressed_cells),
@@ -188,13 +198,15 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
             identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                                pseudonymize=pseudonymize)
         if not report.ok:
-            raise VerificationError(report.checks)
+            raise VerificationError(report.checks)  # the dictionaries are left to the session (or the next run)
+    drop_dictionaries(engine, groups.dictionaries)
     identifiers.warn(engine, report, get_table(engine, target), [*qi, *pseudonymize], say)  # under its final name
     say(f"verify: k-anonymous, rows and classes kept, only NULLs added ({report.seconds['verify']:.2f} s)")
     _set_suppressed(report, suppressed)
     report.suppressed_by_column = {name: int(out_attrs.null_counts[j].sum() - before.attrs.null_counts[j].sum())
                                    for j, name in enumerate(qi)}
-    report.kl_divergence = kl_divergence(before.attrs.counts, aligned_counts(before.attrs, out_attrs),
+    report.kl_divergence = kl_divergence(before.attrs.counts, [c[:len(v)] for c, v in zip(out_attrs.counts,
+                                                                                        before.attrs.values)],
                                          before.classes.counts, alpha)
     return report
 
@@ -249,7 +261,8 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
     title = (f"anonsql kanon: {source} -> {target}, k = {report.k}, cost = {report.cost}, "
              f"alpha = {report.alpha:g}, seed = {report.seed}\n"
              "-- Kameya & Hayashi (2016) bottom-up cell suppression, written back set-based:\n"
-             "-- one decisions relation (group values -> cells to suppress) and one UPDATE.")
+             "-- one decisions relation (group values -> cells to suppress), rows matched to it through\n"
+             "-- value dictionaries, then one CREATE TABLE AS SELECT (a copy) or one UPDATE (in place).")
     warnings = ["PRIVATE: the decisions spell out ORIGINAL quasi-identifier values; keep this file as",
                 "private as the source table, never publish it with the output."]
     out, qi = target.expr, sql.columns(report.qi)

@@ -1,12 +1,18 @@
-"""Decisions → SQL: copy the source (unless in place), then ONE joined UPDATE that turns cells NULL.
+"""Decisions → SQL: ONE statement that turns cells NULL, a CREATE TABLE AS SELECT for a new
+table or an UPDATE in place.
 
-Executed, the decisions relation is keyed by the group key (one hash join on both engines) and
-bulk loaded; in the `--emit-sql` script it spells out each group's original values under the
-real column names, so a reviewer can read what is suppressed where.
+Rows find their group (y, c) by integer codes: the value dictionaries of the statistics
+(anonsql.stats.qi_class_counts, temporary tables built once from the grouped relation) code each
+row by typed SQL equality, so values that group together match together (numeric 1.0 and 1.00,
+-0.0 and 0.0, NaN, intervals), with no per-row text key and no limit on the number of columns.
+Executed, the decisions relation holds those codes and is bulk loaded; in the `--emit-sql`
+script it spells out each group's original values under the real column names, so a reviewer
+can read what is suppressed where, and the script codes it with the same dictionaries.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,12 +21,14 @@ import numpy as np
 import pandas as pd
 from sqlglot import exp
 
-from .. import sql
+from .. import identifiers, sql
 from ..engine import Engine
+from ..errors import AnonsqlError
 from ..rewrite import Script
-from ..stats import QIClassCounts
+from ..stats import QIClassCounts, analyze, dictionary_codes, scratch_table
 
-DECISIONS_TABLE = "anonsql_suppression_decisions"
+DECISIONS_TABLE = "anonsql_suppression_decisions"  # the codes; in a script, the readable values
+CODES_TABLE = "anonsql_suppression_codes"  # a script's decisions, coded
 
 
 @dataclass
@@ -31,17 +39,21 @@ class SuppressionPlan:
     out: exp.Table  # == source for an in-place run
     qi: list[str]
     class_column: str
-    keys: np.ndarray  # (G,) group keys (sql/common/group_key.sql) of the groups that change
-    values: list[list[Any]]  # (G, M+1) their original QI values y and class c, None for ⊥
+    codes: np.ndarray  # (G, M+1) dictionary codes of the changed groups: y_1..y_m, then c (-1 = ⊥)
+    values: list[list[Any]]  # (G, M+1) their original QI values y and class c as text, None for ⊥
     suppress: np.ndarray  # (G, M) bool
     rows: np.ndarray  # (G,) N(y, c): the rows of each group
+    dictionaries: list[exp.Table]  # the value dictionaries of the statistics, QIs then class
+    columns: list[str]  # the source's columns, in order
     copy: bool = True
     one_class: bool = False  # no --class: class_column names the constant label of sql/kanon/one_class.sql
+    drop: Sequence[str] = ()  # a copy leaves these columns out (--drop)
+    pseudonymize: Sequence[str] = ()  # a copy writes their keyed pseudonyms (--pseudonymize)
 
     @property
     def flags(self) -> list[str]:
-        """The flag column of each QI, `suppress_<qi>`, kept distinct from the table's names."""
-        taken = {*self.qi, self.class_column, "group_key"}
+        """The flag column of each QI in a script, `suppress_<qi>`, kept distinct from the table's names."""
+        taken = {*self.qi, self.class_column}
         names = []
         for name in self.qi:
             flag = f"suppress_{name}"
@@ -55,79 +67,118 @@ class SuppressionPlan:
         """The class of a row: its column, or the one constant label of a run without --class."""
         return sql.fragment("kanon/one_class") if self.one_class else sql.column(self.class_column, table)
 
-    def _bindings(self) -> dict[str, Any]:
-        return dict(out=self.out, decisions=sql.TableName(DECISIONS_TABLE).expr, qi=sql.columns(self.qi),
-                    flag=[sql.ident(f) for f in self.flags],
-                    row_key=sql.group_key([*sql.columns(self.qi, table="t"), self._class("t")]))
+    def _values(self, table: str) -> list[exp.Expr]:
+        """The coded columns of a row: its QIs, then its class."""
+        return [*sql.columns(self.qi, table=table), self._class(table)]
+
+    def _code_names(self) -> list[str]:
+        return [f"y_{j}" for j in range(len(self.qi) + 1)]
+
+    def _flag_names(self) -> list[str]:
+        return [f"s_{j}" for j in range(len(self.qi))]
 
     def changes(self) -> pd.DataFrame:
-        """The private changes relation (--changes): group key, blanked column, original value, rows."""
-        return pd.DataFrame([[key, name, None if value is None else str(value), int(n)]
-                             for key, vals, row, n in zip(self.keys.tolist(), self.values, self.suppress, self.rows)
+        """The private changes relation (--changes, sql/kanon/create_changes.sql): per blanked cell
+        pattern the group's number and original values, the column, its value, the rows."""
+        names = [*self.qi, self.class_column]
+        return pd.DataFrame([[g, json.dumps(dict(zip(names, vals)), ensure_ascii=False), name,
+                              None if value is None else str(value), int(n)]
+                             for g, (vals, row, n) in enumerate(zip(self.values, self.suppress, self.rows))
                              for name, value, blank in zip(self.qi, vals, row) if blank],
-                            columns=["group_key", "column_name", "original_value", "row_count"])
+                            columns=["group_id", "group_values", "column_name", "original_value", "row_count"])
 
-    def execute(self, engine: Engine, columns: Sequence[str]) -> None:
-        """Run the plan on `engine` (the caller holds the transaction); `columns` are the source's.
-        Without UPDATE (Spark) the output is ONE CREATE TABLE AS SELECT instead of copy + UPDATE."""
-        d, binds = engine.dialect, self._bindings()
-        decisions = binds["decisions"]
-        if self.copy and engine.supports_update:
-            engine.execute(*sql.render("common/copy_table", d, out=self.out, src=self.source))
+    def execute(self, engine: Engine, key: identifiers.Key | None = None) -> None:
+        """Run the plan on `engine` (the caller holds the transaction); `key` for --pseudonymize.
+        A copy is ONE CREATE TABLE AS SELECT, in place ONE UPDATE."""
+        d = engine.dialect
+        decisions = scratch_table(DECISIONS_TABLE, d)
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
-        engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions, flag=binds["flag"]))
-        flag_columns = ["group_key", *self.flags]
-        frame = pd.DataFrame([[key, *map(bool, row)] for key, row in zip(self.keys.tolist(), self.suppress)],
-                             columns=flag_columns)
-        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in flag_columns), frame)
-        if engine.supports_update:
-            engine.execute(*sql.render("kanon/apply_suppression", d, **binds,
-                                       decision_key=sql.column("group_key", table="d")))
+        engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions,
+                                   code=[sql.ident(c) for c in self._code_names()],
+                                   flag=[sql.ident(f) for f in self._flag_names()]))
+        frame = pd.DataFrame({**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
+                              **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}})
+        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame.columns), frame)
+        analyze(engine, decisions)
+        if self.pseudonymize and key is None:
+            raise AnonsqlError("--pseudonymize needs a key")
+        pads = dict(ipad=key.ipad, opad=key.opad) if key is not None else {}
+        engine.execute(*self._apply(d, decisions, self._flag_names(), pads))
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
+
+    def _apply(self, dialect: str, decisions: exp.Table, flags: list[str], pads: dict[str, Any], *,
+               inline: bool = False) -> tuple[str, dict[str, Any]]:
+        """The write-back statement: sql/kanon/create_suppressed.sql for a copy (the decisions and
+        dictionaries broadcast on Spark: a hint, set on the tree, templates being DuckDB's),
+        sql/kanon/apply_suppression.sql in place; rows coded by the dictionaries, matched by codes;
+        `flags` name the decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the
+        padded keys of identifiers.Key, or placeholders in a script)."""
+        if self.copy:
+            tree = sql.template("kanon/create_suppressed")
+            query = tree.expression  # the SELECT of the CREATE
+            if dialect == "spark":
+                query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
+                    exp.to_table(a) for a in ["x", *(f"d_{j}" for j in range(len(self.dictionaries)))]])]))
+            flag = dict(zip(self.qi, flags))
+            item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="x"), exp.null()).else_(sql.column(c, "t")),
+                               sql.ident(c)) if c in flag
+                    else exp.alias_(identifiers.pseudonym(dialect, sql.column(c, "t")), sql.ident(c))
+                    if c in self.pseudonymize else sql.column(c, "t") for c in self.columns if c not in self.drop]
+            binds: dict[str, Any] = dict(out=self.out, src=self.source, item=item, **pads)
         else:
-            engine.execute(*self._create_suppressed(d, binds, columns))
-        engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
-
-    def _create_suppressed(self, dialect: str, binds: dict[str, Any], columns: Sequence[str]
-                           ) -> tuple[str, dict[str, Any]]:
-        """sql/kanon/create_suppressed.sql: the output as a CASE over the source LEFT JOIN the
-        decisions, the decisions broadcast on Spark (a hint, set on the tree: templates are DuckDB's)."""
-        flag = dict(zip(self.qi, binds["flag"]))
-        tree = sql.template("kanon/create_suppressed")
-        if dialect == "spark":
-            tree.expression.set("hint", exp.Hint(expressions=[  # the SELECT of the CREATE
-                exp.JoinHint(this="BROADCAST", expressions=[exp.to_table("d")])]))
-        item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="d"), exp.null()).else_(sql.column(c, "t")),
-                           sql.ident(c)) if c in flag else sql.column(c, "t") for c in columns]
-        return sql.bind(tree, dialect, dict(out=self.out, src=self.source, decisions=binds["decisions"],
-                                            row_key=binds["row_key"], item=item))
+            if dialect not in ("duckdb", "postgres"):
+                raise AnonsqlError(f"--in-place is not available on {dialect}")
+            tree = sql.template("kanon/apply_suppression")
+            query = next(tree.find_all(exp.Subquery)).this  # the changed rows c
+            row_id = sql.fragment("kanon/row_id_postgres" if dialect == "postgres" else "kanon/row_id")
+            binds = dict(out=self.out, qi=sql.columns(self.qi), flag=[sql.ident(f) for f in flags], row_id=row_id)
+        own = query.args.get("joins") or []  # the template's join of the decisions goes after the dictionaries
+        query.set("joins", [])
+        codes = dictionary_codes(query, self._values("t"), self.dictionaries)
+        query.set("joins", [*query.args["joins"], *own])
+        match = exp.and_(*(exp.EQ(this=code, expression=exp.column(name, "x"))
+                           for code, name in zip(codes, self._code_names())))
+        return sql.bind(tree, dialect, dict(binds, decisions=decisions, match=match), inline=inline)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
                replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:
         """The same run as a reviewable script for `dialect`, ending with the verification queries;
         `replace` first drops the existing output table (--replace), `extra` (comment, statement)
-        steps run after the UPDATE (--drop, --pseudonymize)."""
-        binds = self._bindings()
-        decisions = binds["decisions"]
+        steps run after the write-back (--drop, --pseudonymize)."""
+        readable, codes = scratch_table(DECISIONS_TABLE, dialect), scratch_table(CODES_TABLE, dialect)
         script = Script(dialect, title, list(warnings))
         if replace:
             script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
                         sql.readable("common/drop_table", dialect, tbl=self.out))
-        if self.copy:
-            script.step("copy (sql/common/copy_table.sql)",
-                        sql.readable("common/copy_table", dialect, out=self.out, src=self.source))
+        for name, value, dictionary in zip([*self.qi, self.class_column], self._values(""), self.dictionaries):
+            script.step(f"the value dictionary of {name}: value -> code (sql/common/value_dictionary.sql)",
+                        sql.readable("common/value_dictionary", dialect, dict=dictionary, tbl=self.source,
+                                     col=value))
         script.step("the decisions relation (sql/kanon/readable_decisions.sql)",
-                    sql.readable("kanon/readable_decisions", dialect, decisions=decisions, qi=binds["qi"],
+                    sql.readable("kanon/readable_decisions", dialect, decisions=readable, qi=sql.columns(self.qi),
                                  cls=exp.alias_(self._class(), sql.ident(self.class_column)) if self.one_class
                                  else sql.column(self.class_column), src=self.source,
-                                 flag=[exp.alias_(exp.false(), f) for f in binds["flag"]]))
-        script.rows(f"the decisions: {len(self.values):,} groups (y, c) change their pattern", decisions,
+                                 flag=[exp.alias_(exp.false(), sql.ident(f)) for f in self.flags]))
+        script.rows(f"the decisions: {len(self.values):,} groups (y, c) change their pattern", readable,
                     [*self.qi, self.class_column, *self.flags],
                     [[*vals, *map(bool, row)] for vals, row in zip(self.values, self.suppress)])
-        script.step("apply them in one joined UPDATE (sql/kanon/apply_suppression.sql)",
-                    sql.readable("kanon/apply_suppression", dialect, **binds, decision_key=sql.group_key(
-                        sql.columns([*self.qi, self.class_column], table="d"))))
-        script.step("drop the decisions (sql/common/drop_temp_table.sql)",
-                    sql.readable("common/drop_temp_table", dialect, tbl=decisions))
+        tree = sql.template("kanon/code_decisions")
+        coded = dictionary_codes(tree.expression, sql.columns([*self.qi, self.class_column], table="r"),
+                                 self.dictionaries)
+        script.step("the decisions coded like the rows (sql/kanon/code_decisions.sql)",
+                    sql.bind(tree, dialect, dict(codes=codes, decisions=readable, code=coded,
+                                                 flag=sql.columns(self.flags, table="r")), inline=True)[0])
+        how = ("the output in one CREATE TABLE AS SELECT (sql/kanon/create_suppressed.sql)" if self.copy
+               else "apply them in one joined UPDATE (sql/kanon/apply_suppression.sql)")
+        if self.copy and (self.drop or self.pseudonymize):
+            how += (": direct identifiers dropped or given keyed pseudonyms HMAC-SHA256(K, v) there; the key is NOT "
+                    "in this script: bind $ipad and $opad to K xor 0x36.. and K xor 0x5c.." if self.pseudonymize
+                    else ": direct identifiers left out")
+        holder = dict(ipad=exp.Placeholder(this="ipad"), opad=exp.Placeholder(this="opad")) if self.pseudonymize else {}
+        script.step(how, self._apply(dialect, codes, self.flags, holder, inline=True)[0])
+        for table in (readable, codes, *self.dictionaries):
+            script.step("drop a working table (sql/common/drop_temp_table.sql)",
+                        sql.readable("common/drop_temp_table", dialect, tbl=table))
         for comment, statement in extra:
             script.step(comment, statement)
         for comment, query in checks:
@@ -136,11 +187,14 @@ class SuppressionPlan:
 
 
 def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
-                     final_codes: np.ndarray, *, copy: bool, one_class: bool = False) -> SuppressionPlan:
+                     final_codes: np.ndarray, columns: Sequence[str], *, copy: bool, one_class: bool = False,
+                     drop: Sequence[str] = (), pseudonymize: Sequence[str] = ()) -> SuppressionPlan:
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
     suppress = (final_codes < 0) & (groups.codes >= 0)
     changed = np.flatnonzero(suppress.any(axis=1))
     values = [[sql.plain(groups.values[j][code]) if code >= 0 else None for j, code in enumerate(groups.codes[g])]
               + [sql.plain(groups.class_values[groups.classes[g]])] for g in changed]
-    return SuppressionPlan(source, out, list(groups.qi), class_column, groups.keys[changed], values,
-                           suppress[changed], groups.counts[changed], copy, one_class)
+    codes = np.column_stack([groups.codes[changed], groups.classes[changed]])
+    return SuppressionPlan(source, out, list(groups.qi), class_column, codes, values, suppress[changed],
+                           groups.counts[changed], groups.dictionaries, list(columns), copy, one_class, drop,
+                           pseudonymize)

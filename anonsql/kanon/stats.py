@@ -30,26 +30,34 @@ def gather(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -
     )
 
 
-def aligned_counts(src: stats.AttrClassCounts, other: stats.AttrClassCounts) -> list[np.ndarray]:
-    """`other`'s N(x_j, c) tables laid out on `src`'s value dictionaries and class order.
+def output_counts(engine: Engine, out: Table, qi: Sequence[str], class_column: str, before: Statistics
+                  ) -> stats.AttrClassCounts:
+    """N_out(x_j, c) of the written table laid out on the source's N(x_j, c): its N(y, c) counted
+    in SQL and coded with the SOURCE's value dictionaries (typed equality, so a value spelled
+    apart from the source's representative, numeric 1.00 for 1.0, is still that value), whose
+    codes are the source's N(x_j, c) rows (both rank the same distinct values in the type's
+    order). A value or class the source lacks (code -2) becomes one extra row (x_j) labelled
+    NEW_VALUE, so no count of the source can hold it."""
+    coded = stats.qi_class_counts(engine, out, qi, class_column, before.groups.dictionaries)
+    src = before.attrs
+    known = coded.classes >= 0
+    values, counts, nulls = [], [], np.zeros_like(src.null_counts)
+    for j in range(len(qi)):
+        codes, classes, n = coded.codes[known, j], coded.classes[known], coded.counts[known]
+        new = bool((codes == NEW).any() or not known.all())
+        table = np.zeros((len(src.values[j]) + new, len(src.class_values)), np.int64)
+        np.add.at(table, (codes[codes >= 0], classes[codes >= 0]), n[codes >= 0])
+        np.add.at(nulls[j], classes[codes == stats.NULL_CODE], n[codes == stats.NULL_CODE])
+        if new:
+            table[-1, 0] = int(n[codes == NEW].sum() + coded.counts[~known].sum())
+        values.append(np.append(src.values[j], NEW_VALUE) if new else src.values[j])
+        counts.append(table)
+    return stats.AttrClassCounts(list(qi), values, counts, nulls, src.class_values)
 
-    >>> a = stats.AttrClassCounts(["q"], [np.array(["x", "y"])], [np.array([[2, 1], [1, 0]])],
-    ...                           np.zeros((1, 2), np.int64), np.array(["a", "b"]))
-    >>> b = stats.AttrClassCounts(["q"], [np.array(["y"])], [np.array([[1]])],
-    ...                           np.zeros((1, 1), np.int64), np.array(["a"]))
-    >>> aligned_counts(a, b)[0].tolist()  # x vanished, class b has no row left with a value
-    [[0, 0], [1, 0]]
-    """
-    out = []
-    classes = [list(other.class_values).index(c) if c in other.class_values else None for c in src.class_values]
-    for j in range(len(src.attrs)):
-        pos = {v: i for i, v in enumerate(other.values[j])}
-        table = np.zeros_like(src.counts[j])
-        for i, v in enumerate(src.values[j]):
-            if v in pos:
-                table[i] = [other.counts[j][pos[v], c] if c is not None else 0 for c in classes]
-        out.append(table)
-    return out
+
+#: The code of a value a dictionary lacks (sql/common/dictionary_code.sql), and its label.
+NEW = -2
+NEW_VALUE = "<a value or class not in the source>"
 
 
 #: A QI with more distinct values than this is almost unique per row: suppression must blank

@@ -1,15 +1,6 @@
--- N(y, c): rows per distinct quasi-identifier vector y and class c, i.e. the tuple set S
--- with its count table (Kameya & Hayashi Sec. 2.2). NULL (⊥) is a value of its own.
--- Values are coded HERE, so identity is the database's (NaN, ±inf, HUGEINT, DECIMAL(38) stay
--- exact): code = rank among the distinct non-NULL values in the type's order, 0-based, -1 for
--- ⊥; label = the value's text. $group_key (common/group_key.sql over y and c) names the group
--- for set-based write-back. Read by position (user columns may share these aliases):
--- codes y_1..y_m, labels y_1..y_m, class code, class label, N(y, c), group key.
-SELECT CASE WHEN $qi IS NULL THEN -1 ELSE DENSE_RANK() OVER (ORDER BY $qi NULLS LAST) - 1 END AS code,
-       CAST($qi AS VARCHAR) AS label,
-       CASE WHEN $cls IS NULL THEN -1 ELSE DENSE_RANK() OVER (ORDER BY $cls NULLS LAST) - 1 END AS class_code,
-       CAST($cls AS VARCHAR) AS class_label,
-       COUNT(*) AS n,
-       $group_key AS group_key
-FROM $tbl
-GROUP BY $qi, $cls
+-- N(y, c) coded: the tuple set S of common/qi_class_groups.sql with each value y_j and the class
+-- c replaced by its dictionary code (common/value_dictionary.sql; -1 for ⊥). The dictionaries
+-- are joined (one LEFT JOIN per column, added by anonsql.stats.dictionary_codes) to the small
+-- grouped relation, never to the rows. Read by position: codes y_1..y_m, class code, N(y, c).
+SELECT $code, g.n
+FROM $groups AS g

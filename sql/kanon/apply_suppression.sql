@@ -1,7 +1,9 @@
--- Set-based write-back: ONE update for the whole run. Every row of a group (y, c) gets the
--- group's final suppression pattern u (Algorithm 2: u_j = ⊥ where the flag of A_j is true);
--- rows find their group through the NULL-safe group key of sql/common/group_key.sql.
+-- In-place write-back: ONE update for the whole run. The changed rows c are found as in
+-- kanon/create_suppressed.sql (each row coded by the value dictionaries, LEFT JOINs added by
+-- anonsql.kanon.rewrite ahead of the decisions join, then joined by integer codes $match to
+-- the decisions x of its group (y, c)); each gets its group's final pattern u (Algorithm 2:
+-- u_j = ⊥ where the flag of A_j is true), addressed by the engine's row id $row_id.
 UPDATE $out AS t
-SET $qi = CASE WHEN d.$flag THEN NULL ELSE t.$qi END
-FROM $decisions AS d
-WHERE $row_key = $decision_key
+SET $qi = CASE WHEN c.$flag THEN NULL ELSE t.$qi END
+FROM (SELECT $row_id AS r, x.$flag FROM $out AS t JOIN $decisions AS x ON $match) AS c
+WHERE $row_id = c.r

@@ -1,3 +1,4 @@
--- The decisions of the algorithm as a relation: for each group (y, c) whose pattern changes,
--- its group key and one flag per quasi-identifier A_j: true = the cell becomes ⊥ (NULL).
-CREATE TEMPORARY TABLE $decisions (group_key VARCHAR, $flag BOOLEAN)
+-- The decisions of the algorithm as a relation of integer codes: for each group (y, c) whose
+-- pattern changes, the dictionary codes of its values y_1..y_m and class c (common/value_dictionary.sql,
+-- -1 for ⊥), and one flag per quasi-identifier A_j: true = the cell becomes ⊥ (NULL).
+CREATE TEMPORARY TABLE $decisions ($code BIGINT, $flag BOOLEAN)
