@@ -21,6 +21,9 @@ or a literal is safe: the PostgreSQL engine doubles every `%` that is not a para
 
 from __future__ import annotations
 
+import functools
+import re
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +33,7 @@ from typing import Any
 import numpy as np
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from .errors import AnonsqlError
 
@@ -202,13 +206,20 @@ def spark_semantics(tree: exp.Expr) -> exp.Expr:
       zero, a DOUBLE half to even) and truncates in Spark: the operand is rounded first
       (ROUND / BROUND), unless it is integral already;
     * a temporary table becomes a temporary view (Spark's temporary tables need a data source),
-      which anonsql.engine.spark computes once, as a table would be.
+      which anonsql.engine.spark computes once, as a table would be;
+    * DuckDB's arbitrary-precision BIGNUM becomes DECIMAL(38, 0), Spark's widest exact integer
+      (a caller whose integers may not fit refuses first: anonsql.nbc.verify.SPARK_DIGITS).
 
     >>> spark_semantics(sqlglot.parse_one("SELECT CAST(2.5 AS INTEGER), CAST(x / 2 AS BIGINT)")).sql("spark")
     'SELECT CAST(ROUND(2.5) AS INT), CAST(BROUND(x / 2) AS BIGINT)'
     >>> spark_semantics(sqlglot.parse_one("CREATE TEMPORARY TABLE d AS SELECT 1 AS a")).sql("spark")
     'CREATE TEMPORARY VIEW d AS SELECT 1 AS a'
+    >>> spark_semantics(sqlglot.parse_one("SELECT SUM(CAST(n AS BIGNUM))", read="duckdb")).sql("spark")
+    'SELECT SUM(CAST(n AS DECIMAL(38, 0)))'
     """
+    for big in list(tree.find_all(exp.DataType)):
+        if big.is_type(exp.DataType.Type.BIGNUM):
+            big.replace(exp.DataType.build("DECIMAL(38, 0)"))
     for cast in list(tree.find_all(exp.Cast)):
         operand = cast.this
         if not cast.to.is_type(*_INTEGER_TYPES) or isinstance(operand, _INTEGRAL) \
@@ -265,9 +276,77 @@ def fragment(name: str, **bindings: Any) -> exp.Expr:
     return tree.expressions[0]
 
 
+# ---------------------------------------------------------------- generated once, bound many times
+# A wide table's features are thousands of columns; one sqlglot tree per column costs more than
+# the query. So a repeated piece is generated once on a stand-in column and copied as text, each
+# copy with its own name as sqlglot quotes it for the dialect: never a name pasted raw.
+
+#: The stand-in columns' name (no table has it: a random part per process).
+_STAND = f"anonsql_stand_in_{uuid.uuid4().hex[:12]}"
+
+
+def stand_in(i: int) -> exp.Column:
+    """The i-th stand-in column: bind it where generated text goes, then `splice` the text in."""
+    return column(f"{_STAND}_{i}")
+
+
+def quoted(names: Sequence[str], dialect: str) -> list[str]:
+    """The names as quoted identifiers of `dialect` (the text of `ident(name)`), one generator for all."""
+    return _generated([ident(n) for n in names], dialect)
+
+
+def _generated(nodes: Sequence[exp.Expr], dialect: str) -> list[str]:
+    generator = Dialect.get_or_raise(dialect).generator()
+    return [generator.generate(n) for n in nodes]
+
+
+def text(node: exp.Expr, dialect: str) -> str:
+    """One expression generated for `dialect`, with the engine rewrites `bind` applies."""
+    return (spark_semantics(node.copy()) if dialect == "spark" else node).sql(dialect=dialect)
+
+
+def splice(sql_text: str, dialect: str, pieces: Mapping[int, str]) -> str:
+    """Generated `sql_text` with stand_in(i) replaced by pieces[i] (one pass: a piece is never rescanned)."""
+    marks = dict(zip(quoted([f"{_STAND}_{i}" for i in pieces], dialect), pieces.values()))
+    return re.sub("|".join(map(re.escape, marks)), lambda m: marks[m.group()], sql_text)
+
+
+def render_columns(name: str, dialect: str, key: str, names: Sequence[str],
+                   **bindings: Any) -> tuple[str, dict[str, Any]]:
+    """render(name, dialect, key=columns(names), **bindings) for thousands of names: the clause
+    item holding $key (e.g. `SUM($col) AS s`) is generated once on a stand-in column and repeated
+    as text, each copy with its name quoted by sqlglot and its alias numbered (s_0, s_1, ...)."""
+    if not names:
+        raise ValueError(f"list binding ${key} must be non-empty")
+    tree = _expand_lists(template(name), {**bindings, key: [stand_in(0)]})
+    item = _clause_item(next(c for c in tree.find_all(exp.Column) if c.name == f"{_STAND}_0"))
+    unit = item.copy()
+    item.replace(stand_in(1))
+    whole, params = bind(tree, dialect, bindings)
+    aliases: Sequence[str] = [""] * len(names)
+    if isinstance(unit, exp.Alias):  # numbered as _expand_lists numbers them
+        base = unit.alias.removesuffix("_0")
+        aliases = _generated([exp.to_identifier(f"{base}_{i}") for i in range(len(names))], dialect)
+        unit.set("alias", stand_in(2).this)
+    piece, more = bind(unit, dialect, bindings)
+    column_mark, alias_mark = quoted([f"{_STAND}_0", f"{_STAND}_2"], dialect)
+    copies = ", ".join(piece.replace(alias_mark, a).replace(column_mark, n)  # the name last: never rescanned
+                       for n, a in zip(quoted(names, dialect), aliases))
+    return splice(whole, dialect, {1: copies}), {**params, **more}
+
+
+#: PostgreSQL's CONCAT takes at most 100 arguments.
+CONCAT_ARGS = 100
+
+
 def group_key(cols: Sequence[exp.Expr]) -> exp.Expr:
-    """The NULL-safe group key of sql/group_key.sql over `cols`."""
-    return fragment("common/group_key", col=list(cols))
+    """The NULL-safe group key of sql/group_key.sql over `cols`; a wider row's key is the keys of
+    chunks of CONCAT_ARGS columns joined by ||, the same text (so any number of columns works)."""
+    cols = list(cols)
+    if len(cols) <= CONCAT_ARGS:
+        return fragment("common/group_key", col=cols)
+    parts = [group_key(cols[i:i + CONCAT_ARGS]) for i in range(0, len(cols), CONCAT_ARGS)]
+    return functools.reduce(lambda left, right: exp.DPipe(this=left, expression=right, safe=True), parts)
 
 
 def _substitute(ph: exp.Placeholder, value: exp.Expr) -> None:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlglot import exp
+
 from . import sql
 from .catalog import Table
 from .engine import Engine
@@ -39,6 +41,14 @@ class KAnonymityReport(Report):
         return lines + [line for d in self.sensitive for line in d.lines()]
 
 
+def shown_columns(table: Table, qi: Sequence[str]) -> list[exp.Expr]:
+    """The QI columns as the smallest groups show them: typed values, except a time-zone-aware
+    timestamp, shown as the database prints it (DuckDB's driver needs pytz to convert one)."""
+    types = {c.name: c.data_type.upper() for c in table.columns}
+    return [exp.cast(sql.column(q, "t"), "VARCHAR") if "TIME ZONE" in types.get(q, "") or types.get(q) == "TIMESTAMPTZ"
+            else sql.column(q, "t") for q in qi]
+
+
 def k_anonymity(engine: Engine, table: Table, qi: Sequence[str], k: int, *, show: int = 20) -> KAnonymityReport:
     """Count the equivalence classes smaller than k and list the `show` smallest of them."""
     binds = dict(tbl=table.expr, qi=sql.columns(qi), k=k)
@@ -46,7 +56,8 @@ def k_anonymity(engine: Engine, table: Table, qi: Sequence[str], k: int, *, show
     groups, rows = engine.fetch_all(text, params)[0]
     shown: list[dict[str, Any]] = []
     if groups and show > 0:
-        text, params = sql.render("common/violating_groups", engine.dialect, max_groups=show, **binds)
+        text, params = sql.render("common/violating_groups", engine.dialect, max_groups=show,
+                                  shown=shown_columns(table, qi), **binds)
         shown = [dict(zip([*qi, "size"], r)) for r in engine.fetch_all(text, params)]
     report = KAnonymityReport(table=str(table), qi=list(qi), k=k, violating_groups=int(groups),
                               violating_rows=int(rows or 0), shown_groups=shown)

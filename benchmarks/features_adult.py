@@ -18,16 +18,15 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from common import engines
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.svm import LinearSVC
 
 import anonsql
 from anonsql import sql
 from anonsql.engine import connect
-from anonsql.features.spec import parse_spec
 from anonsql.features.job import binarize, select_features
-
-from common import engines
+from anonsql.features.spec import parse_spec
 
 SPEC = Path(__file__).with_name("adult_bins.toml")
 KS = (5, 8, 11)

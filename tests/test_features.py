@@ -14,14 +14,26 @@ from anonsql import api, catalog, cli
 from anonsql.data.loading import write_frame
 from anonsql.engine import connect
 from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.features import (
+    BinaryCounts,
+    ac_dataset,
+    cm_penalty,
+    containment_supports,
+    distcnt,
+    feature_hamdist,
+    frequent_itemsets,
+    greedy_distcnt,
+    greedy_hamdist,
+    hamdist,
+    kanon_dataset,
+    maximal_itemsets,
+    maximal_select,
+)
 from anonsql.features import verify as features_verify
 from anonsql.features.job import binarize
 from anonsql.features.spec import parse_spec
 
 from .conftest import table_rows
-from anonsql.features import (BinaryCounts, ac_dataset, cm_penalty, containment_supports, distcnt,
-                              feature_hamdist, frequent_itemsets, greedy_distcnt, greedy_hamdist, hamdist,
-                              kanon_dataset, maximal_itemsets, maximal_select)
 
 # Table 1: six users, keywords x1..x5, class +1 / -1 (C_1 = +1).
 TABLE1 = [[1, 0, 1, 0, 1], [1, 0, 1, 0, 1], [1, 0, 0, 1, 1], [1, 0, 1, 0, 1], [1, 1, 1, 0, 1], [1, 1, 0, 1, 1]]
@@ -144,7 +156,7 @@ def test_pyfim_miner_agrees_with_ours():
 
 def test_greedy_matches_brute_force_feasibility_on_random_data():
     rng = np.random.default_rng(11)
-    for trial in range(6):
+    for _trial in range(6):
         rows = (rng.random((60, 12)) < 0.25).astype(int)
         d = BinaryCounts.from_rows(rows, rng.integers(0, 2, 60), 1)
         for privacy, check in (("ac", ac_dataset), ("kanon", kanon_dataset)):

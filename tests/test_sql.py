@@ -1,6 +1,7 @@
 """The SQL layer: names become quoted identifiers through sqlglot, values become parameters."""
 
 import pytest
+from sqlglot import exp
 
 from anonsql import sql
 from anonsql.errors import AnonsqlError
@@ -12,7 +13,7 @@ AWKWARD = ["select", "Marital Status", 'a"b', "x\"; DROP TABLE t; --"]
 def test_awkward_names_are_quoted_identifiers(dialect):
     text, params = sql.render(
         "common/violating_groups", dialect, tbl=sql.TableName("my table", "my schema").expr,
-        qi=sql.columns(AWKWARD), k=3, max_groups=5,
+        qi=sql.columns(AWKWARD), shown=sql.columns(AWKWARD, table="t"), k=3, max_groups=5,
     )
     assert '"select"' in text and '"Marital Status"' in text and '"a""b"' in text
     assert '"x""; DROP TABLE t; --"' in text  # the whole attack stays inside one identifier
@@ -60,3 +61,14 @@ def test_table_names_parse(text, expected):
 def test_bad_table_names_are_user_errors(text):
     with pytest.raises(AnonsqlError):
         sql.TableName.parse(text)
+
+
+def test_group_key_of_more_columns_than_concat_takes(engine):
+    """PostgreSQL's CONCAT takes at most 100 arguments: a key over 250 columns is the same text
+    as the per-column pieces joined (issue 18: tables and release fingerprints of wide tables)."""
+    values = [None if i % 7 == 0 else f"v{i}" for i in range(250)]
+    select = exp.select(*[exp.alias_(exp.Literal.string(v) if v else exp.null(), f"c{i}")
+                          for i, v in enumerate(values)])
+    key = exp.select(sql.group_key(sql.columns([f"c{i}" for i in range(250)]))).from_(select.subquery("t"))
+    expected = "".join("N" if v is None else f"{len(v)}:{v}" for v in values)
+    assert engine.fetch_all(key.sql(engine.dialect)) == [(expected,)]

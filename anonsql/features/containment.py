@@ -7,24 +7,44 @@ their row counts per class, n_1(g) and n_2(g) (classes C_1 and C_2 of Sec. 3).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 
-@dataclass
 class BinaryCounts:
-    """Distinct row vectors of a binary table with their counts per class (C_1, C_2)."""
+    """Distinct row vectors of a binary table with their counts per class (C_1, C_2).
 
-    masks: np.ndarray  # (m, d) bool: CS(e) of each distinct row vector
-    n1: np.ndarray  # (m,) int64: rows of class C_1 with this vector
-    n2: np.ndarray  # (m,) int64: rows of class C_2 with this vector
+    Held by column, as sparse binary tables are: for each feature x the distinct rows having
+    it (`rows[starts[x]:starts[x + 1]]`, ascending), so every count over the ones costs their
+    number, not rows x features. `masks` is the dense (m, d) view, built on first use.
+    """
 
-    def __post_init__(self) -> None:
-        self.masks = np.asarray(self.masks, dtype=bool).reshape(len(self.n1), -1)
-        self.n1 = np.asarray(self.n1, dtype=np.int64)
-        self.n2 = np.asarray(self.n2, dtype=np.int64)
+    def __init__(self, masks: np.ndarray, n1: np.ndarray, n2: np.ndarray):
+        """From a dense (m, d) boolean matrix: CS(e) of each distinct row vector."""
+        n1 = np.asarray(n1, dtype=np.int64)
+        dense = np.asarray(masks, dtype=bool).reshape(len(n1), -1)
+        features, rows = np.nonzero(dense.T)  # by feature, then row
+        self._set(rows, np.bincount(features, minlength=dense.shape[1]), n1, n2)
+        self._dense: np.ndarray | None = dense
+
+    @classmethod
+    def from_ones(cls, rows: np.ndarray, features: np.ndarray, d: int, n1: np.ndarray, n2: np.ndarray
+                  ) -> BinaryCounts:
+        """From the coordinates of the ones: distinct row `rows[i]` has feature `features[i]`."""
+        data = cls.__new__(cls)
+        features, rows = np.asarray(features, dtype=np.int64), np.asarray(rows, dtype=np.int64)
+        order = np.argsort(features * len(n1) + rows)  # by feature, then row
+        data._set(rows[order], np.bincount(features, minlength=d), n1, n2)
+        data._dense = None
+        return data
+
+    def _set(self, rows: np.ndarray, per_feature: np.ndarray, n1: np.ndarray, n2: np.ndarray) -> None:
+        self.n1 = np.asarray(n1, dtype=np.int64)  # (m,) rows of class C_1 with this vector
+        self.n2 = np.asarray(n2, dtype=np.int64)  # (m,) rows of class C_2 with this vector
+        self.rows = np.asarray(rows, dtype=np.int64)  # the ones: distinct rows, grouped by feature
+        self.starts = np.concatenate([[0], np.cumsum(per_feature)]).astype(np.int64)  # (d + 1,)
+        self.owner = np.repeat(np.arange(len(per_feature), dtype=np.int64), per_feature)  # feature of each one
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]], labels: Sequence[object], positive: object) -> BinaryCounts:
@@ -38,12 +58,33 @@ class BinaryCounts:
         return cls(uniq, n1, n2)
 
     @property
+    def masks(self) -> np.ndarray:
+        """(m, d) bool: CS(e) of each distinct row vector (dense; `columns` for a few features)."""
+        if self._dense is None:
+            self._dense = self.columns(range(self.features))
+        return self._dense
+
+    def column(self, x: int) -> np.ndarray:
+        """The distinct rows having feature x."""
+        return self.rows[self.starts[x]:self.starts[x + 1]]
+
+    def columns(self, selected: Iterable[int]) -> np.ndarray:
+        """The dense (m, |S|) boolean matrix of the features S, in the order given."""
+        selected = list(selected)
+        if self._dense is not None:
+            return self._dense[:, selected]
+        out = np.zeros((len(self.n1), len(selected)), dtype=bool)
+        for j, x in enumerate(selected):
+            out[self.column(x), j] = True
+        return out
+
+    @property
     def counts(self) -> np.ndarray:
         return self.n1 + self.n2
 
     @property
     def features(self) -> int:
-        return self.masks.shape[1]
+        return len(self.starts) - 1
 
     @property
     def class_sizes(self) -> tuple[int, int]:
@@ -66,7 +107,7 @@ def containment_supports(masks: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def ac_dataset(data: BinaryCounts, selected: Sequence[int] | None = None) -> int:
     """AC(Π_S(D)): the smallest AC(e) over the rows (Def. 6); S = all features when None."""
-    masks = data.masks if selected is None else data.masks[:, list(selected)]
+    masks = data.masks if selected is None else data.columns(selected)
     return int(containment_supports(masks, data.counts).min())
 
 
@@ -74,7 +115,7 @@ def equal_groups(data: BinaryCounts, selected: Sequence[int]) -> tuple[np.ndarra
     """Rows of each class per group of equal projections Π_S: (n_1(g), n_2(g))."""
     if not len(selected):
         return data.n1.sum(keepdims=True), data.n2.sum(keepdims=True)
-    _, inverse = np.unique(data.masks[:, list(selected)], axis=0, return_inverse=True)
+    _, inverse = np.unique(data.columns(selected), axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
     return (np.bincount(inverse, weights=data.n1).astype(np.int64),
             np.bincount(inverse, weights=data.n2).astype(np.int64))
@@ -92,8 +133,9 @@ def feature_hamdist(data: BinaryCounts) -> np.ndarray:
     A pair (a ∈ E_1, b ∈ E_2) differs on x when exactly one of them has it:
     s_1(x)·(|E_2| − s_2(x)) + (|E_1| − s_1(x))·s_2(x) pairs out of |E_1||E_2|.
     """
-    s1 = data.n1 @ data.masks.astype(np.int64)
-    s2 = data.n2 @ data.masks.astype(np.int64)
+    d = data.features
+    s1 = np.bincount(data.owner, weights=data.n1[data.rows], minlength=d)  # exact: integers below 2^53
+    s2 = np.bincount(data.owner, weights=data.n2[data.rows], minlength=d)
     return hamdist_from_sums(s1, s2, *data.class_sizes)
 
 

@@ -23,8 +23,6 @@ Privacy = Literal["ac", "kanon"]
 Mode = Literal["stop", "skip"]
 PRIVACY = ("ac", "kanon")
 MODES = ("stop", "skip")
-#: Column block for the per-group sums, bounding the temporary arrays on wide tables.
-_BLOCK = 512
 
 
 @dataclass
@@ -42,37 +40,31 @@ class _Groups:
 
     def __init__(self, data: BinaryCounts):
         self.data = data
-        self.gid = np.zeros(data.masks.shape[0], dtype=np.int64)
+        self.gid = np.zeros(len(data.n1), dtype=np.int64)
         self.n1 = data.n1.sum(keepdims=True)
         self.n2 = data.n2.sum(keepdims=True)
         self.contains = np.ones((1, 1), dtype=bool)  # [a, b]: Π_S of group b ⊇ that of group a
+        self.ones1, self.ones2 = data.n1[data.rows], data.n2[data.rows]  # class counts of every one
 
     @property
     def size(self) -> np.ndarray:
         return self.n1 + self.n2
 
     def split_counts(self, x: int) -> tuple[np.ndarray, np.ndarray]:
-        """Rows of each class per group that have feature x (the '1' side of the split)."""
-        col = self.data.masks[:, x]
-        g = len(self.n1)
-        return (np.bincount(self.gid, weights=self.data.n1 * col, minlength=g).astype(np.int64),
-                np.bincount(self.gid, weights=self.data.n2 * col, minlength=g).astype(np.int64))
+        """Rows of each class per group that have feature x (the '1' side of the split; the
+        '0' side is the group's size minus it): a count over x's ones only."""
+        rows = self.data.column(x)
+        gid, g = self.gid[rows], len(self.n1)
+        return (np.bincount(gid, weights=self.data.n1[rows], minlength=g).astype(np.int64),
+                np.bincount(gid, weights=self.data.n2[rows], minlength=g).astype(np.int64))
 
     def all_split_counts(self) -> tuple[np.ndarray, np.ndarray]:
-        """split_counts for every feature at once: two (groups, d) arrays, by column blocks."""
-        order = np.argsort(self.gid, kind="stable")
-        gid = self.gid[order]
-        starts = np.flatnonzero(np.r_[True, gid[1:] != gid[:-1]])
-        d, g = self.data.features, len(self.n1)
-        out1 = np.zeros((g, d), dtype=np.int64)
-        out2 = np.zeros((g, d), dtype=np.int64)
-        w1 = self.data.n1[order][:, None]
-        w2 = self.data.n2[order][:, None]
-        for lo in range(0, d, _BLOCK):
-            block = self.data.masks[order, lo:lo + _BLOCK]
-            out1[gid[starts], lo:lo + _BLOCK] = np.add.reduceat(block * w1, starts, axis=0)
-            out2[gid[starts], lo:lo + _BLOCK] = np.add.reduceat(block * w2, starts, axis=0)
-        return out1, out2
+        """split_counts for every feature at once: two (groups, d) arrays from one count over
+        all the ones (sparse tables: the ones are few, rows x features never enters)."""
+        data, d, g = self.data, self.data.features, len(self.n1)
+        cell = self.gid[data.rows] * d + data.owner  # (group, feature) of every one
+        return (np.bincount(cell, weights=self.ones1, minlength=g * d).astype(np.int64).reshape(g, d),
+                np.bincount(cell, weights=self.ones2, minlength=g * d).astype(np.int64).reshape(g, d))
 
     def feasible(self, x: int, k: int, privacy: Privacy, ones: np.ndarray | None = None) -> bool:
         """Does Π_{S ∪ {x}}(D) still satisfy the constraint (given that Π_S(D) does)?
@@ -95,7 +87,8 @@ class _Groups:
 
     def add(self, x: int) -> None:
         """S := S ∪ {x}: split every group by x and update the containment order."""
-        col = self.data.masks[:, x].astype(np.int64)
+        col = np.zeros(len(self.gid), dtype=np.int64)
+        col[self.data.column(x)] = 1
         key = self.gid * 2 + col
         uniq, self.gid = np.unique(key, return_inverse=True)
         self.gid = self.gid.reshape(-1)

@@ -6,20 +6,21 @@ projection (a table; a view on request) → AC >= k re-checked by SQL on the out
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .. import identifiers, sql, validate
-from ..catalog import drop_table, find_table, get_table, output_table
+from ..catalog import Table, drop_table, find_table, get_table, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from ..rewrite import Script
 from . import rewrite, stats, verify
-from .containment import BinaryCounts, distcnt
+from .containment import BinaryCounts, distcnt_from_groups, feature_hamdist
 from .greedy import Selection, greedy_distcnt, greedy_hamdist
 from .maximal import maximal_select
 from .spec import BinaryRule
@@ -151,6 +152,9 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
     cols = stats.attr_columns(source, cls, key_col, attrs)
     stats.require_binary(engine, source, cols)
     target, replaced = output_table(engine, source, out, f"{source.name}_ac{k}", replace)
+    if not materialize and not engine.supports_transactions:
+        raise AnonsqlError(f"--view is not available on {engine.dialect}: without transactions the view could not "
+                           "be verified before it has its name; publish a table (no --view)")
     say = progress or silent
     report = FeaturesReport(table=label or str(source), out=str(target), materialized=materialize,
                             class_column=cls, classes=classes, k=k, method=method, privacy=privacy, mode=mode,
@@ -158,7 +162,7 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
 
     with report.timed("statistics"):
         data = stats.mask_counts(engine, source, cols, cls, classes[0])
-        values = stats.column_hamdist(engine, source, cols, cls, classes)
+        values = feature_hamdist(data)  # the per-class column sums of SQL's class_sums, from the same counts
     say(f"statistics: {rows:,} rows, {len(cols):,} features, {len(data.n1):,} distinct containment sets "
         f"({report.seconds['statistics']:.2f} s)")
     with report.timed("selection"):
@@ -167,24 +171,27 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
     report.selected, report.skipped = chosen, len(choice.skipped)
     report.stopped_by = cols[choice.stopped_by] if choice.stopped_by is not None else None
     report.candidates = [[cols[x] for x in c] for c in candidates]
-    report.full_hamdist, report.full_distcnt = float(values.sum()), distcnt(data, range(len(cols)))
+    # the masks are distinct (grouped by SQL), so they are the groups of equal projections on all features
+    report.full_hamdist, report.full_distcnt = float(values.sum()), distcnt_from_groups(data.n1, data.n2)
     say(f"selection: {len(chosen)} feature(s) by {method} ({report.seconds['selection']:.2f} s)")
 
-    steps = ([rewrite.replace_step(engine, replaced)] if replaced is not None else []) + [
-        rewrite.publish_step(source, target, chosen, cls, materialize)]
-    script = (rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k, chosen,
-                                      rows) if emit_sql else None)
+    script = None
+    if emit_sql:
+        steps = ([rewrite.replace_step(engine, replaced)] if replaced is not None else []) + [
+            rewrite.publish_step(source, target, chosen, cls, materialize)]
+        script = rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k, chosen,
+                                         rows)
     if _dry_run(report, script, emit_sql, execute):
         return report
-    with engine.transaction():
+    with _output(engine, target, replaced) as written:
         with report.timed("write"):
-            rewrite.run(engine, steps)
+            rewrite.publish_step(source, written, chosen, cls, materialize).run(engine)
         with report.timed("verify"):
-            figures = verify.published(engine, report, get_table(engine, target), chosen, cls, classes,
+            figures = verify.published(engine, report, get_table(engine, written), chosen, cls, classes,
                                        rows=rows, k=k, privacy=privacy)
         if not report.ok:
             raise VerificationError(report.checks)
-        identifiers.warn(engine, report, get_table(engine, target), chosen, say)
+    identifiers.warn(engine, report, get_table(engine, target), chosen, say)
     if not materialize:
         report.notes.append(VIEW_WARNING.format(view=target, table=report.table))
         say("warning: " + report.notes[-1])
@@ -253,25 +260,42 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
     if clash:
         raise AnonsqlError(f"derived column '{clash[0]}' has the name of a kept column")
     target, existing = output_table(engine, source, out, out, replace)
-    steps = ([rewrite.replace_step(engine, existing)] if existing is not None else []) + [
-        rewrite.binarize_step(source, target, rules, kept)]
+    create = rewrite.binarize_step(source, target, rules, kept)  # checks the rules before any work
     names = [r.name for r in rules]
     report = BinarizeReport(table=str(source), out=str(target), rows=rows, columns=names)
-    script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows) if emit_sql else None
+    script = None
+    if emit_sql:
+        steps = ([rewrite.replace_step(engine, existing)] if existing is not None else []) + [create]
+        script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows)
     if _dry_run(report, script, emit_sql, execute):
         return report
-    with engine.transaction():
+    with _output(engine, target, existing) as written:
         with report.timed("write"):
-            rewrite.run(engine, steps)
-        written = get_table(engine, target)
+            rewrite.binarize_step(source, written, rules, kept).run(engine)
         with report.timed("verify"):
-            report.ones = verify.binarized(engine, report, written, names, rows)
+            report.ones = verify.binarized(engine, report, get_table(engine, written), names, rows)
         if not report.ok:
             raise VerificationError(report.checks)
-    report.out = str(written)
+    report.out = str(get_table(engine, target))
     report.density = sum(report.ones.values()) / (rows * len(names))
     _save(script, emit_sql)
     return report
+
+
+@contextmanager
+def _output(engine: Engine, target: sql.TableName, replaced: Table | None) -> Iterator[sql.TableName]:
+    """The name a run writes and verifies its output under, in one engine.transaction(). With
+    transactions: the target, after dropping the table or view --replace overwrites (a failure
+    rolls both back). Without (Spark): a staging name (anonsql.catalog.staged_output), given
+    the target's name only when the block succeeds, so a failed check leaves nothing behind."""
+    with engine.transaction():
+        if engine.supports_transactions:
+            if replaced is not None:
+                rewrite.replace_step(engine, replaced).run(engine)
+            yield target
+            return
+        with staged_output(engine, target, replaced) as staged:
+            yield staged
 
 
 def _dry_run(report: Report, script: Script | None, emit_sql: str | None, execute: bool) -> bool:

@@ -38,12 +38,6 @@ class Step:
         return sql.readable(self.name, dialect, **self.bindings)
 
 
-def run(engine: Engine, steps: Sequence[Step]) -> None:
-    """Execute the steps in order (the caller holds the transaction)."""
-    for step in steps:
-        step.run(engine)
-
-
 def replace_step(engine: Engine, existing: Table) -> Step:
     """Drop the view or table that --replace overwrites (sql/features/object_type.sql tells which)."""
     text, params = sql.render("features/object_type", engine.dialect, schema_name=existing.schema,

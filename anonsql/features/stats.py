@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -74,17 +75,18 @@ def require_binary(engine: Engine, table: Table, attrs: Sequence[str]) -> None:
         if kinds[c] not in NUMERIC_KINDS:
             raise AnonsqlError(f"feature column '{c}' has type {kinds[c]}; features must be 0/1 numbers "
                                f"(cast booleans, binarize categories first: anonsql binarize)")
-    for lo in range(0, len(attrs), COLUMN_CHUNK):
-        chunk = list(attrs[lo:lo + COLUMN_CHUNK])
-        text, params = sql.render("features/column_check", engine.dialect, tbl=table.expr, col=sql.columns(chunk))
-        for c, bad in zip(chunk, engine.fetch_all(text, params)[0]):
-            if not bad:
-                continue
-            text, params = sql.render("common/null_count", engine.dialect, tbl=table.expr, col=sql.column(c))
-            nulls = int(engine.fetch_all(text, params)[0][0])
-            if nulls:
-                raise AnonsqlError(f"feature column '{c}' has {nulls} NULL value(s); features must be 0 or 1")
-            raise AnonsqlError(f"feature column '{c}' has {int(bad)} value(s) other than 0 and 1")
+    query = WordQuery(sql.template("features/word_check"), dict(tbl=table.expr), attrs, "features/binary_cell")
+    for lo, bad_rows in zip(range(0, len(attrs), WORD_BITS), engine.fetch_all(*query.render(engine.dialect))[0]):
+        if not bad_rows:
+            continue
+        word = list(attrs[lo:lo + WORD_BITS])  # the first word with a bad cell: which column, how many
+        text, params = sql.render_columns("features/column_check", engine.dialect, "col", word, tbl=table.expr)
+        c, bad = next((c, bad) for c, bad in zip(word, engine.fetch_all(text, params)[0]) if bad)
+        text, params = sql.render("common/null_count", engine.dialect, tbl=table.expr, col=sql.column(c))
+        nulls = int(engine.fetch_all(text, params)[0][0])
+        if nulls:
+            raise AnonsqlError(f"feature column '{c}' has {nulls} NULL value(s); features must be 0 or 1")
+        raise AnonsqlError(f"feature column '{c}' has {int(bad)} value(s) other than 0 and 1")
 
 
 def two_classes(engine: Engine, table: Table, class_column: str) -> list[Any]:
@@ -108,10 +110,28 @@ def balanced_sum(terms: list[exp.Expr]) -> exp.Expr:
     return terms[0]
 
 
-def mask_words(attrs: Sequence[str]) -> list[exp.Expr]:
-    """One BIGINT expression per 62 features: Σ 2^i over the row's 1-columns (sql/features/bit_term.sql)."""
-    return [balanced_sum([sql.fragment("features/bit_term", col=sql.column(c), weight=exp.convert(1 << i))
-                          for i, c in enumerate(attrs[lo:lo + WORD_BITS])])
+@cache
+def _column_texts(name: str, dialect: str) -> tuple[str, list[str]]:
+    """sql/<name>.sql generated once per dialect on a stand-in column, for each bit i < 62 when it
+    takes a $weight (2^i): (the stand-in's text, the texts)."""
+    col = sql.stand_in(0)
+    weighted = any(p.name == "weight" for p in sql.template(name).find_all(exp.Placeholder))
+    binds = [dict(weight=exp.convert(1 << i)) for i in range(WORD_BITS)] if weighted else [{}]
+    return sql.text(col, dialect), [sql.text(sql.fragment(name, col=col, **b), dialect) for b in binds]
+
+
+#: How the terms of one word are joined, per term fragment: a sum of bits, a conjunction of tests.
+_JOIN = {"features/bit_term": " + ", "features/binary_cell": " AND "}
+
+
+def word_texts(name: str, attrs: Sequence[str], dialect: str) -> list[str]:
+    """sql/<name>.sql for every feature column, as `dialect` text with the column's name quoted by
+    sqlglot (sql.quoted), joined per word of 62 columns: for bit_term the word's BIGINT
+    Σ 2^i over the row's 1-columns, for binary_cell whether all its cells are 0 or 1."""
+    mark, texts = _column_texts(name, dialect)
+    names = sql.quoted(attrs, dialect)
+    return ["(" + _JOIN[name].join(texts[i % len(texts)].replace(mark, n)
+                                   for i, n in enumerate(names[lo:lo + WORD_BITS])) + ")"
             for lo in range(0, len(attrs), WORD_BITS)]
 
 
@@ -120,39 +140,65 @@ def _words(count: int, alias: str) -> list[exp.Column]:
     return [sql.column(f"w_{i}", alias) for i in range(count)]
 
 
-def _mask_bindings(table: Table | sql.TableName, attrs: Sequence[str], class_column: str | None,
-                   c1: Any) -> dict[str, Any]:
-    """The bindings of sql/features/masks.sql; without a class every row counts as class C_1."""
-    words = mask_words(attrs)
-    return dict(tbl=table.expr, word=words, w=_words(len(words), "r"),
-                cls=sql.column(class_column) if class_column else exp.Literal.number(0),
-                c1=c1 if class_column else 0)
+@dataclass
+class WordQuery:
+    """A statement with one stand-in column (`sql.stand_in`) per word of 62 features, generated
+    by sqlglot, then the words spliced in as text (`word_texts` of the term fragment): generated
+    once, bound many times, with no sqlglot cost per column. Its tree may be wrapped first."""
+
+    tree: exp.Expr
+    bindings: dict[str, Any]
+    attrs: Sequence[str]
+    term: str = "features/bit_term"
+
+    def render(self, dialect: str, *, inline: bool = False) -> tuple[str, dict[str, Any]]:
+        words = dict(enumerate(word_texts(self.term, self.attrs, dialect)))
+        binds = {**self.bindings, "word": [sql.stand_in(i) for i in words]}
+        text, params = sql.bind(self.tree.copy(), dialect, binds, inline=inline)
+        return sql.splice(text, dialect, words), params
+
+
+def masks_query(table: Table | sql.TableName, attrs: Sequence[str], class_column: str | None, c1: Any) -> WordQuery:
+    """sql/features/masks.sql; without a class every row counts as class C_1."""
+    count = -(-len(attrs) // WORD_BITS)
+    binds = dict(tbl=table.expr, w=_words(count, "r"),
+                 cls=sql.column(class_column) if class_column else exp.Literal.number(0),
+                 c1=c1 if class_column else 0)
+    return WordQuery(sql.template("features/masks"), binds, attrs)
+
+
+def unpack(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ones of (m, words) mask words: (row, feature) of every set bit, row by row. Sparse:
+    only the non-zero bytes of the words are expanded to their bits."""
+    octets = np.ascontiguousarray(packed, dtype="<i8").view(np.uint8)  # (m, 8 words), least significant first
+    rows, at = np.nonzero(octets)
+    which, bit = np.nonzero(np.unpackbits(octets[rows, at][:, None], axis=1, bitorder="little"))
+    pos = at[which] * 8 + bit  # bit b of word w is at 64 w + b and is feature 62 w + b
+    return rows[which], pos - 2 * (pos // 64)
 
 
 def mask_counts(engine: Engine, table: Table, attrs: Sequence[str], class_column: str, c1: Any) -> BinaryCounts:
-    """The distinct containment sets with n_1, n_2 (sql/features/masks.sql), unpacked to bits."""
-    binds = _mask_bindings(table, attrs, class_column, c1)
-    df = engine.fetch_df(*sql.render("features/masks", engine.dialect, **binds))
-    packed = df[[f"w_{i}" for i in range(len(binds["word"]))]].to_numpy(np.int64)
-    bits = np.arange(WORD_BITS, dtype=np.int64)
-    masks = ((packed[:, :, None] >> bits) & 1).astype(bool).reshape(len(df), -1)[:, :len(attrs)]
+    """The distinct containment sets with n_1, n_2 (sql/features/masks.sql), unpacked to their ones."""
+    query = masks_query(table, attrs, class_column, c1)
+    df = engine.fetch_df(*query.render(engine.dialect))
+    packed = df[[f"w_{i}" for i in range(len(query.bindings["w"]))]].to_numpy(np.int64)
     n = df["n"].to_numpy(np.int64)
     n1 = df["n1"].to_numpy(np.int64)
-    return BinaryCounts(masks, n1, n - n1)
+    return BinaryCounts.from_ones(*unpack(packed), len(attrs), n1, n - n1)
 
 
-def supports_tree(table: Table | sql.TableName, attrs: Sequence[str], class_column: str | None = None,
-                  c1: Any = None) -> tuple[exp.Expr, dict[str, Any]]:
-    """sql/features/supports.sql over the masks of sql/features/masks.sql (its CTE g), unbound,
-    with its bindings: `sql.bind` it, or wrap it first (the reviewer's AC query does)."""
+def supports_query(table: Table | sql.TableName, attrs: Sequence[str], class_column: str | None = None,
+                   c1: Any = None) -> WordQuery:
+    """sql/features/supports.sql over the masks of sql/features/masks.sql (its CTE g); wrap its
+    tree before rendering to query the supports (the reviewer's AC query does)."""
     tree = sql.template("features/supports")
     masks = next(p for p in tree.find_all(exp.Placeholder) if p.name == "masks")
-    masks.replace(sql.template("features/masks"))
-    binds = _mask_bindings(table, attrs, class_column, c1)
-    count = len(binds["word"])
+    query = masks_query(table, attrs, class_column, c1)
+    masks.replace(query.tree)
+    count = len(query.bindings["w"])
     missing = balanced_sum([sql.fragment("features/word_miss", a=a, b=b)
                             for a, b in zip(_words(count, "a"), _words(count, "b"))])
-    return tree, {**binds, "missing": missing, "aw": _words(count, "a")}
+    return WordQuery(tree, {**query.bindings, "missing": missing, "aw": _words(count, "a")}, attrs)
 
 
 def column_hamdist(engine: Engine, table: Table, attrs: Sequence[str], class_column: str, classes: Sequence[Any]
@@ -162,8 +208,8 @@ def column_hamdist(engine: Engine, table: Table, attrs: Sequence[str], class_col
     sizes = np.zeros(2, dtype=np.float64)
     for lo in range(0, len(attrs), COLUMN_CHUNK):
         chunk = list(attrs[lo:lo + COLUMN_CHUNK])
-        text, params = sql.render("features/class_sums", engine.dialect, tbl=table.expr,
-                                  cls=sql.column(class_column), col=sql.columns(chunk))
+        text, params = sql.render_columns("features/class_sums", engine.dialect, "col", chunk, tbl=table.expr,
+                                          cls=sql.column(class_column))
         for row in engine.fetch_all(text, params):
             c = list(classes).index(row[0])
             sizes[c] = row[1]
@@ -178,8 +224,8 @@ def containment(engine: Engine, table: Table, attrs: Sequence[str], class_column
         text, params = sql.render("common/row_count", engine.dialect, tbl=table.expr)
         return Containment.empty_projection(int(engine.fetch_all(text, params)[0][0]))
     c1 = classes[0] if classes else None
-    tree, binds = supports_tree(table, attrs, class_column, c1)
-    rows = np.array(engine.fetch_all(*sql.bind(tree, engine.dialect, binds)), dtype=np.int64).reshape(-1, 3)
+    query = supports_query(table, attrs, class_column, c1)
+    rows = np.array(engine.fetch_all(*query.render(engine.dialect)), dtype=np.int64).reshape(-1, 3)
     n, n1, support = rows[:, 0], rows[:, 1], rows[:, 2]
     by_ac = {int(v): int(n[support == v].sum()) for v in np.unique(support)[:10].tolist()}
     result = Containment(rows=int(n.sum()), masks=len(n), ac=int(support.min()), kanon=int(n.min()),

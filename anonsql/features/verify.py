@@ -42,17 +42,17 @@ def ac_query(dialect: str, table: sql.TableName, attrs: Sequence[str]) -> str:
     """The reviewer's query: AC(D), the smallest group (k-anonymity) and the rows of a projection."""
     if not attrs:  # the empty projection: AC(D) = k-anonymity = the row count
         return sql.readable("common/row_count", dialect, tbl=table.expr)
-    tree, binds = stats.supports_tree(table, attrs)
-    supports = exp.Subquery(this=tree, alias=exp.TableAlias(this=exp.to_identifier("s")))
-    query = exp.select(exp.Min(this=exp.column("support")).as_("ac"), exp.Min(this=exp.column("n")).as_("kanon"),
-                       exp.Sum(this=exp.column("n")).as_("n")).from_(supports)
-    return sql.bind(query, dialect, binds, inline=True)[0]
+    query = stats.supports_query(table, attrs)
+    supports = exp.Subquery(this=query.tree, alias=exp.TableAlias(this=exp.to_identifier("s")))
+    query.tree = exp.select(exp.Min(this=exp.column("support")).as_("ac"), exp.Min(this=exp.column("n")).as_("kanon"),
+                            exp.Sum(this=exp.column("n")).as_("n")).from_(supports)
+    return query.render(dialect, inline=True)[0]
 
 
 def binarized(engine: Engine, report: Report, table: Table, names: Sequence[str], rows: int) -> dict[str, int]:
     """Record whether the binarized table kept every row; return the rows with a 1 per column."""
-    row = engine.fetch_all(*sql.render("features/binarize_ones", engine.dialect, tbl=table.expr,
-                                       col=sql.columns(names)))[0]
+    row = engine.fetch_all(*sql.render_columns("features/binarize_ones", engine.dialect, "col", names,
+                                               tbl=table.expr))[0]
     report.check("row count kept", int(row[0]) == rows, "features/binarize_ones",
                  f"{int(row[0]):,} rows, the source {rows:,}")
     return {n: int(v) for n, v in zip(names, row[1:])}

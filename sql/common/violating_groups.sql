@@ -1,8 +1,8 @@
 -- The smallest equivalence classes with N(y) < k (the ones to show first), at most $max_groups.
--- Values are shown as the database prints them (text): exact for DECIMAL(38), NaN, time zones,
--- and fetchable whatever the type. Ordered by expressions on the input (t.), never by a bare
+-- $shown is each QI as fetched: the value itself, or its text where the driver cannot convert
+-- the type (anonsql.verify.shown_columns). Ordered by expressions on the input (t.), never by a bare
 -- name a QI column may share with the alias. Read by position.
-SELECT CAST(t.$qi AS VARCHAR) AS label, COUNT(*) AS size
+SELECT $shown, COUNT(*) AS size
 FROM $tbl AS t
 GROUP BY t.$qi
 HAVING COUNT(*) < $k
