@@ -172,32 +172,53 @@ def staged_output(engine: Engine, out: sql.TableName, replaces: Table | None = N
     name and the old one is dropped (renamed back if that fails), so the output name never holds
     unverified rows.
     """
+    with staged_outputs(engine, [(out, replaces)]) as (stage,):
+        yield stage
+
+
+@contextmanager
+def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table | None]]
+                   ) -> Iterator[list[sql.TableName]]:
+    """staged_output for tables published together (nbc's <out>_class and <out>_attr): each
+    (output, the table it replaces) gets its staging name; only when the block succeeds are they
+    all renamed into place, and a rename that fails puts back every rename done before it."""
     if engine.supports_transactions:
-        if replaces is not None:
-            drop_table(engine, replaces.expr)
-        yield out
+        for _, replaces in outputs:
+            if replaces is not None:
+                drop_table(engine, replaces.expr)
+        yield [out for out, _ in outputs]
         return
-    stage = sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema)
+    stages = [sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema) for out, _ in outputs]
     committing = getattr(engine, "committing", nullcontext)
     try:
-        yield stage
+        yield stages
     except BaseException:
-        engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+        for stage in stages:
+            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
         raise
     with committing():
-        aside = None
-        if replaces is not None:
-            old = sql.TableName(replaces.name, replaces.schema)
-            aside = rename_table(engine, old, f"{out.name}__anonsql_old_{uuid.uuid4().hex[:12]}")
+        done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
         try:
-            rename_table(engine, stage, out.name)
+            for (out, replaces), stage in zip(outputs, stages):
+                aside = None
+                if replaces is not None:
+                    old = sql.TableName(replaces.name, replaces.schema)
+                    aside = rename_table(engine, old, f"{out.name}__anonsql_old_{uuid.uuid4().hex[:12]}")
+                done.append((out, aside, False))
+                rename_table(engine, stage, out.name)
+                done[-1] = (out, aside, True)
         except BaseException:
-            if aside is not None:
-                rename_table(engine, aside, out.name)
-            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+            for out, aside, placed in reversed(done):
+                if placed:
+                    drop_table(engine, out.expr)
+                if aside is not None:
+                    rename_table(engine, aside, out.name)
+            for stage in stages:
+                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
             raise
-        if aside is not None:
-            drop_table(engine, aside.expr)
+        for _, aside, _ in done:
+            if aside is not None:
+                drop_table(engine, aside.expr)
 
 
 def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:

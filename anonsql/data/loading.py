@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ import pandas as pd
 from sqlglot import exp
 
 from .. import sql
-from ..catalog import drop_table, find_table
+from ..catalog import find_table, staged_output
 from ..engine import Engine
 from ..engine.duckdb import DuckDBEngine
 from ..errors import AnonsqlError, DatabaseError, VerificationError, first_line
@@ -261,29 +261,29 @@ def _reading(engine: Engine, path: str, fmt: CsvFormat) -> Iterator[tuple[_Reade
 
 
 def load_csv(engine: Engine, path: str, table: str, fmt: CsvFormat, *, replace: bool = False) -> LoadReport:
-    """Create `table` from the CSV at `path` in one transaction (an existing table needs `replace`)."""
+    """Create `table` from the CSV at `path` in one transaction (an existing table needs `replace`;
+    on Spark the rows go to a staging table that replaces it only once checked: staged_output)."""
     ref = sql.TableName.parse(table)
     existing = find_table(engine, ref)
     if existing is not None and not replace:
         raise AnonsqlError(f"table {existing} already exists (use --replace to overwrite it)")
-    with _reading(engine, path, fmt) as (reader, kinds, rows), engine.transaction():
-        if existing is not None:
-            drop_table(engine, existing.expr)
-        _create(engine, ref, kinds)
+    with _reading(engine, path, fmt) as (reader, kinds, rows), engine.transaction(), \
+            staged_output(engine, ref, existing) as target:
+        _create(engine, target, kinds)
         try:
             if reader.engine is engine:  # DuckDB: one INSERT ... SELECT where the data lives
-                engine.execute(*sql.render("data/insert_select", engine.dialect, out=ref.expr,
+                engine.execute(*sql.render("data/insert_select", engine.dialect, out=target.expr,
                                            col=sql.columns(list(kinds)), item=reader.typed(kinds), tbl=reader.view))
-            else:  # PostgreSQL: the typed rows, read by DuckDB, copied in batches
+            else:  # PostgreSQL, Spark: the typed rows, read by DuckDB, copied in batches
                 data = reader.engine.fetch_arrow(*sql.render("data/select_items", "duckdb", item=reader.typed(kinds),
                                                              tbl=reader.view))
                 for batch in data.to_batches(max_chunksize=_BATCH_ROWS):
-                    engine.insert_rows(ref.expr.sql(engine.dialect), _column_list(engine, kinds),
+                    engine.insert_rows(target.expr.sql(engine.dialect), _column_list(engine, kinds),
                                        batch.to_pandas(types_mapper=pd.ArrowDtype))
         except DatabaseError as exc:
             named = re.sub(r"source column c(\d+)", lambda m: f"column '{list(kinds)[int(m.group(1))]}'", str(exc))
             raise AnonsqlError(f"cannot load CSV {path}: {named} (check --types)") from None
-        return _written(engine, ref, kinds, rows)
+        return _written(engine, ref, target, kinds, rows)
 
 
 def read_frame(path: str, fmt: CsvFormat) -> tuple[pd.DataFrame, dict[str, str]]:
@@ -322,10 +322,12 @@ def _create(engine: Engine, ref: sql.TableName, kinds: Mapping[str, str], tempor
     engine.execute(create.sql(engine.dialect))
 
 
-def _written(engine: Engine, ref: sql.TableName, kinds: Mapping[str, str], rows: int) -> LoadReport:
-    """The report of a load, with the SQL check that every row read is in the table."""
+def _written(engine: Engine, ref: sql.TableName, target: sql.TableName, kinds: Mapping[str, str],
+             rows: int) -> LoadReport:
+    """The report of a load into `ref`, with the SQL check that every row read is in the table
+    (`target`: `ref` itself, or on Spark its staging table)."""
     report = LoadReport(table=str(ref), rows=rows, columns=dict(kinds))
-    written = count_rows(engine, ref.expr)
+    written = count_rows(engine, target.expr)
     report.check("every row read is in the table", written == rows, "common/row_count", f"{written:,} of {rows:,}")
     if not report.ok:
         raise VerificationError(report.checks)
@@ -341,10 +343,15 @@ def write_frame(engine: Engine, frame: pd.DataFrame, table: str | sql.TableName,
     existing = None if temporary else find_table(engine, ref)
     if existing is not None and not replace:
         raise AnonsqlError(f"table {existing} already exists (use --replace to overwrite it)")
+    with engine.transaction(), (nullcontext(ref) if temporary else staged_output(engine, ref, existing)) as target:
+        return fill_table(engine, frame, ref, target, kinds, temporary)
+
+
+def fill_table(engine: Engine, frame: pd.DataFrame, ref: sql.TableName, target: sql.TableName,
+               kinds: Mapping[str, str] | None = None, temporary: bool = False) -> LoadReport:
+    """Create `target` holding `frame` and check it by SQL; the report names `ref` (`target` is
+    `ref`, or the staging name staged_output gave it)."""
     kinds = dict(kinds) if kinds else {c: column_kind(frame[c]) for c in frame.columns}
-    with engine.transaction():
-        if existing is not None:
-            drop_table(engine, existing.expr)
-        _create(engine, ref, kinds, temporary)
-        engine.insert_rows(ref.expr.sql(engine.dialect), _column_list(engine, kinds), frame)
-        return _written(engine, ref, kinds, len(frame))
+    _create(engine, target, kinds, temporary)
+    engine.insert_rows(target.expr.sql(engine.dialect), _column_list(engine, kinds), frame)
+    return _written(engine, ref, target, kinds, len(frame))

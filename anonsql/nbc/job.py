@@ -8,13 +8,14 @@ back when a check fails.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
 from .. import validate
-from ..catalog import Table, drop_table, find_table, get_table
+from ..catalog import Table, find_table, get_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -348,14 +349,13 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     tab, v = _prepare(engine, table, class_column, attrs, precedence, say)
     weights = None if prior is None else parse_prior(prior, v.classes)
     names = rewrite.names(out, synthetic)
-    replaced = []
-    for name in names:
-        found = find_table(engine, name)
+    replacing = [find_table(engine, name) for name in names]  # what each output replaces (--replace)
+    for found in replacing:
         if found is not None and (found.schema, found.name) == (tab.schema, tab.name):
             raise AnonsqlError(f"--out would overwrite the source table {tab}")
         if found is not None and not replace:
             raise AnonsqlError(f"output table {found} already exists (use --replace to overwrite it)")
-        replaced += [found] if found is not None else []
+    replaced = [found for found in replacing if found is not None]
     report = PublishReport(
         table=str(tab), out=str(out), out_class=str(names[0]), out_attr=str(names[1]),
         out_rows=str(names[2]) if synthetic else None, class_column=v.class_column, attrs=v.attrs,
@@ -368,12 +368,16 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     report.achieved_rho, report.k_sind = float(smallest_rho(pub) or 0), int(k_sind(pub))
     report.achieved_r = float(achieved_r(pub, prior_weights) or 0)
     report.max_digits = len(str(int(max(pub.values()))))
+    if engine.dialect == "spark" and report.max_digits > verify.SPARK_DIGITS:
+        raise AnonsqlError(f"the published counts have up to {report.max_digits} digits and Spark's exact integers "
+                           f"(DECIMAL(38, 0)) cannot check them: at most {verify.SPARK_DIGITS} digits on Spark "
+                           "(try --root least, or DuckDB/PostgreSQL); nothing written")
     if synthetic and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
         raise AnonsqlError(f"--synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), more than "
                            f"{SYNTHETIC_ROW_LIMIT:,}; nothing written (publish without --synthetic)")
     tables = rewrite.outputs(names, v, pub, prior_weights)
     if execute:
-        _write_and_verify(engine, report, v, ratio, replaced, tables, say)
+        _write_and_verify(engine, report, v, ratio, replacing, tables, say)
     if emit_sql:
         title = (f"anonsql nbc publish: {tab} -> {', '.join(map(str, names))} "
                  f"({report.method}, {'r' if weights else 'rho'} = {ratio})")
@@ -383,14 +387,15 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     return report
 
 
-def _write_and_verify(engine: Engine, report: PublishReport, v: Views, rho: Fraction, replaced: list[Table],
-                      tables: list[rewrite.Output], say: Progress) -> None:
-    """The one transaction: replace, write, then the independent checks; a failure rolls back."""
-    with engine.transaction():
+def _write_and_verify(engine: Engine, report: PublishReport, v: Views, rho: Fraction,
+                      replacing: list[Table | None], tables: list[rewrite.Output], say: Progress) -> None:
+    """The one transaction: replace, write, then the independent checks; a failure rolls back.
+    The tables are written under staged_outputs' names (Spark: staging tables, renamed into
+    place together once verified; elsewhere the outputs themselves, in the transaction)."""
+    with engine.transaction(), staged_outputs(engine, [(t.name, old) for t, old in zip(tables, replacing)]) as staged:
+        tables = [dataclasses.replace(t, name=name) for t, name in zip(tables, staged)]
         with report.timed("write"):
             say("writing the published tables")
-            for old in replaced:
-                drop_table(engine, old.expr)
             rewrite.write(engine, tables)
         with report.timed("verify"):
             say("checking condition (10), the sums and NBC-equivalence")

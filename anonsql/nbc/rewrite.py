@@ -1,7 +1,7 @@
 """Published counts -> SQL: the tables <out>_class (P_c), <out>_attr (N^i_{t,c}) and, with
 --synthetic, <out>_rows, written by the job or emitted as a reviewable script (--emit-sql).
 
-Counts are exact integers of any length: decimal text on DuckDB, NUMERIC on PostgreSQL, each
+Counts are exact integers of any length: decimal text on DuckDB and Spark, NUMERIC on PostgreSQL, each
 beside its natural log in DOUBLE ("log_count"); values and classes are their SQL text. A
 consumer classifies a tuple τ in SQL with eq. (2) in logs, highest score first, the higher
 "precedence" winning a tie (doubles can misorder near-ties: the exact counts decide those):
@@ -103,13 +103,14 @@ def synthetic_rows(v: Views, pub: Viewset) -> list[tuple[Any, ...]]:
 
 def write(engine: Engine, tables: Sequence[Output]) -> None:
     """Create each table and bulk-load its rows (counts as exact decimal text; on PostgreSQL
-    then turned into NUMERIC by nbc/count_numeric.sql)."""
+    then turned into NUMERIC by nbc/count_numeric.sql). On Spark the names are staging names
+    (anonsql.catalog.staged_outputs): CREATE TABLE and INSERT into a table of this run only."""
     for table in tables:
         engine.execute(*table.statement(engine.dialect))
         frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
         cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
         engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
-        if table.create != "nbc/create_rows" and engine.dialect != "duckdb":
+        if table.create != "nbc/create_rows" and engine.dialect == "postgres":
             engine.execute(*sql.render("nbc/count_numeric", engine.dialect, out=table.name.expr))
 
 
@@ -125,7 +126,7 @@ def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence
     for table in tables:
         s.step(f"{table.name}: {table.comment}", table.statement(dialect, readable=True)[0])
         s.rows(f"the rows of {table.name}", table.name.expr, table.columns, table.rows)
-        if table.create != "nbc/create_rows" and dialect != "duckdb":
+        if table.create != "nbc/create_rows" and dialect == "postgres":
             s.step(f"{table.name}: exact NUMERIC counts", sql.readable("nbc/count_numeric", dialect,
                                                                        out=table.name.expr))
     n, classes = len(v.attrs), len(v.classes)

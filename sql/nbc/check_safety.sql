@@ -1,6 +1,6 @@
--- DuckDB: condition (10) of Corollary 4 on the published tables, on the prior-normalised counts
+-- DuckDB and Spark: condition (10) of Corollary 4 on the published tables, on the prior-normalised counts
 -- count/F_c (F_c = 1: rho-safety; EST: one sub-label of the split), and Σ_t N^i_{t,c} = P_c
--- (Statement 9a) exactly in BIGNUM. (10) for each pair of classes of a value (and of the P_c):
+-- (Statement 9a) exactly in BIGNUM (Spark: DECIMAL(38, 0)). (10) for each pair of classes of a value (and of the P_c):
 -- n·(ln N_c − ln F_c − ln N_c' + ln F_c') <= ln ρ. DuckDB multiplies big integers in DOUBLE
 -- only, so the logs come from the decimal text (17 leading digits and the length): a pair
 -- beyond the rounding bound $tol is bad; one within it is "undecided" and decided exactly by
