@@ -16,6 +16,12 @@ from sqlglot import exp
 
 from . import sql
 
+#: The head of a Spark script: what it is for, since it cannot run as is.
+SPARK_NOTE = ("-- SPARK: a script to REVIEW, not to run as is: Spark SQL has no transactions and",
+              "-- its temporary views take no INSERT. The job runs the same queries itself (decisions loaded",
+              "-- as a DataFrame), writing under a staging name that gets the output name only after",
+              "-- verification.")
+
 
 @dataclass
 class Script:
@@ -46,13 +52,18 @@ class Script:
         self.checks.append((comment, query))
 
     def text(self) -> str:
-        parts = [f"-- {self.title}"] + [f"-- {w}" for w in self.warnings] + ["", "BEGIN;", ""]
+        if self.dialect == "spark":  # no transactions, and temporary views take no INSERT
+            return self._text([*SPARK_NOTE, ""], [])
+        return self._text(["BEGIN;", ""], ["COMMIT;", ""])
+
+    def _text(self, begin: list[str], commit: list[str]) -> str:
+        parts = [f"-- {self.title}"] + [f"-- {w}" for w in self.warnings] + [""] + begin
         for comment, statement in self.statements:
             parts.append(f"-- {comment}")
             if statement:
                 parts.append(statement.rstrip(";") + ";")
             parts.append("")
-        parts += ["COMMIT;", ""]
+        parts += commit
         if self.checks:
             parts += ["-- Verification: run these on the result; each says what it must return.", ""]
             for comment, query in self.checks:
