@@ -208,7 +208,9 @@ def spark_semantics(tree: exp.Expr) -> exp.Expr:
     * a temporary table becomes a temporary view (Spark's temporary tables need a data source),
       which anonsql.engine.spark computes once, as a table would be;
     * DuckDB's arbitrary-precision BIGNUM becomes DECIMAL(38, 0), Spark's widest exact integer
-      (a caller whose integers may not fit refuses first: anonsql.nbc.verify.SPARK_DIGITS).
+      (a caller whose integers may not fit refuses first: anonsql.nbc.verify.SPARK_DIGITS);
+    * GROUPING over several columns (DuckDB's bit mask, the first column the highest bit) is
+      Spark's GROUPING_ID, the same mask (Spark's GROUPING takes one column).
 
     >>> spark_semantics(sqlglot.parse_one("SELECT CAST(2.5 AS INTEGER), CAST(x / 2 AS BIGINT)")).sql("spark")
     'SELECT CAST(ROUND(2.5) AS INT), CAST(BROUND(x / 2) AS BIGINT)'
@@ -216,7 +218,12 @@ def spark_semantics(tree: exp.Expr) -> exp.Expr:
     'CREATE TEMPORARY VIEW d AS SELECT 1 AS a'
     >>> spark_semantics(sqlglot.parse_one("SELECT SUM(CAST(n AS BIGNUM))", read="duckdb")).sql("spark")
     'SELECT SUM(CAST(n AS DECIMAL(38, 0)))'
+    >>> spark_semantics(sqlglot.parse_one("SELECT GROUPING(a, b), GROUPING(a)", read="duckdb")).sql("spark")
+    'SELECT GROUPING_ID(a, b), GROUPING(a)'
     """
+    for mask in list(tree.find_all(exp.Grouping)):
+        if len(mask.expressions) > 1:
+            mask.replace(exp.func("GROUPING_ID", *(e.copy() for e in mask.expressions)))
     for big in list(tree.find_all(exp.DataType)):
         if big.is_type(exp.DataType.Type.BIGNUM):
             big.replace(exp.DataType.build("DECIMAL(38, 0)"))

@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from .. import sql
-from ..catalog import Table, drop_table, output_table
+from ..catalog import Table, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Report
@@ -82,17 +82,16 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
             items.append(exp.alias_(label, sql.ident(name)))
         else:
             items.append(exp.alias_(_quantile_case(engine, source, name, spec.amount), sql.ident(name)))
-    with engine.transaction():
-        if existing is not None:
-            drop_table(engine, existing.expr)
-        engine.execute(*sql.render("common/create_table_as", engine.dialect, out=target.expr, src=source.expr,
+    # Without transactions (Spark) the table is written and checked under a staging name first.
+    with engine.transaction(), staged_output(engine, target, existing) as staged:
+        engine.execute(*sql.render("common/create_table_as", engine.dialect, out=staged.expr, src=source.expr,
                                    item=items))
         labels = {}
         for name in by_column:
-            text, params = sql.render("data/distinct_values", engine.dialect, tbl=target.expr, col=sql.column(name))
+            text, params = sql.render("data/distinct_values", engine.dialect, tbl=staged.expr, col=sql.column(name))
             labels[name] = sorted((r[0] for r in engine.fetch_all(text, params)), key=_range_order)
         report = BinReport(table=str(source), out=str(target), bins=labels)
-        before, after = count_rows(engine, source.expr), count_rows(engine, target.expr)
+        before, after = count_rows(engine, source.expr), count_rows(engine, staged.expr)
         report.check("same rows as the source", before == after, "common/row_count", f"{after:,} of {before:,}")
         if not report.ok:
             raise VerificationError(report.checks)

@@ -112,7 +112,19 @@ def session(url: SparkUrl) -> Any:
         except Exception as exc:  # the JVM or the server did not start: one line, not a Java trace
             raise AnonsqlError(f"cannot start Spark for {url.remote or url.master}: {first_line(exc)}") from None
     _SESSION.update(url=url, spark=spark)
+    _silence_query_context_loggers()
     return spark
+
+
+def _silence_query_context_loggers() -> None:
+    """pyspark 4 logs every failed query as a JSON line with its Java trace on stderr (its
+    Python-side query context loggers); the error reaches the user once, as one line."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark < 4 has no such loggers
+        return
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
 
 
 def _remote(builder_cls: Any, remote: str) -> Any:

@@ -7,6 +7,7 @@ it, so neither the published table nor its audit is left behind.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import sql
-from ..catalog import Table, find_table, get_table, output_table
+from ..catalog import Table, find_table, get_table, output_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -146,11 +147,14 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report
 
-    with engine.transaction():
+    # Without transactions (Spark) both tables are written and checked under staging names and
+    # renamed into place together only when every check holds (anonsql.catalog.staged_outputs).
+    outputs = [(target, replaced), (audit, old_audit)]
+    with engine.transaction(), staged_outputs(engine, outputs) as (staged, staged_audit):
         with report.timed("rewrite"):
-            pub.execute(engine, replaced_tables)
+            dataclasses.replace(pub, out=staged.expr, audit=staged_audit.expr).execute(engine)
         with report.timed("verify"):
-            written = get_table(engine, target)
+            written = get_table(engine, staged)
             truth = verify.published(engine, report, source, written, spec)
             result = verify.attack(engine, written, spec.dims, spec.hierarchy)
             report.smallest_width = verify.protection(report, result, truth, spec.protection.level)

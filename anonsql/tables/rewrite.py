@@ -43,12 +43,10 @@ class Publication:
     published: list[list[Any]]
     audited: list[list[Any]]
 
-    def execute(self, engine: Engine, replaced: Sequence[exp.Table]) -> None:
-        """Drop what this run replaces, create both tables and load their rows (the caller holds
-        the transaction)."""
+    def execute(self, engine: Engine) -> None:
+        """Create both tables and load their rows (the caller holds the transaction and has
+        dropped what the run replaces: anonsql.catalog.staged_outputs)."""
         d = engine.dialect
-        for table in replaced:
-            engine.execute(*sql.render("common/drop_table", d, tbl=table))
         for name, table, columns, rows in self._tables():
             engine.execute(*sql.render(f"tables/{name}", d, out=table, label=[sql.ident(c) for c in self.dims]))
             frame = pd.DataFrame(rows, columns=columns, dtype=object)
