@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -102,3 +103,23 @@ def engines(tmp_dir: str, with_postgres: bool = True) -> Iterator[dict[str, str]
     with TempPostgres() as url:
         dbs["postgres"] = url
         yield dbs
+
+
+def finish(result: dict, out: str | None) -> None:
+    """Record the load average at the end, print the one JSON document, and save it to `out`."""
+    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    result["note_load"] = ("the machine may be shared: the 1/5/15-minute load averages (os.getloadavg) are "
+                           "recorded at start and end; figures taken under load are inflated by contention")
+    text = json.dumps(result, indent=2)
+    print(text)
+    if out:
+        Path(out).write_text(text + "\n")
+
+
+def measure_in(tree: Path | None, script: str, *args: str) -> dict:
+    """Run `script *args` in a fresh process importing `anonsql` from `tree` (None: the working
+    tree) and return the JSON it prints, or {"error": its last stderr line}."""
+    out = subprocess.run([sys.executable, script, *args], env=old_env(tree), capture_output=True, text=True)
+    if out.returncode:
+        return {"error": out.stderr.strip().splitlines()[-1:]}
+    return json.loads(out.stdout)

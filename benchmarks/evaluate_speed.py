@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +22,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from common import load_frame, old_env, old_tree  # noqa: E402
+from common import finish, load_frame, measure_in, old_tree  # noqa: E402
 from protect_scale import frame  # noqa: E402
 
 QI = [f"s{j}" for j in range(7)]
@@ -44,10 +43,7 @@ def run_one(db: str) -> dict:
 
 def measure(db: str, tree: Path | None = None) -> dict:
     """`run_one` in a fresh process importing `anonsql` from `tree` (None: the working tree)."""
-    out = subprocess.run([sys.executable, __file__, "--run", db], env=old_env(tree), capture_output=True, text=True)
-    if out.returncode:
-        return {"error": out.stderr.strip().splitlines()[-1:]}
-    return json.loads(out.stdout)
+    return measure_in(tree, __file__, "--run", db)
 
 
 def main() -> None:
@@ -78,13 +74,7 @@ def main() -> None:
             entry["same_errors"] = entry["old"].get("errors") == entry["new"].get("errors")
         result["runs"].append(entry)
         print(json.dumps(entry), file=sys.stderr)
-    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    result["note_load"] = ("the machine is shared with other helpers: the 1/5/15-minute load averages "
-                           "(os.getloadavg) are recorded at start and end; figures are inflated by contention")
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    finish(result, args.out)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ PostgreSQL; today's implementation (HEAD, `git archive` into a temporary package
 subprocess: benchmarks/common.py old_tree) runs beside the working tree's at --old-rows.
 
     python benchmarks/protect_scale.py [--rows 1000000] [--pg-rows 1000000] [--old-rows 20000]
-        [--method dropp] [--out benchmarks/results/protect_scale.json]
+        [--method dropp] [--old-ref HEAD] [--out benchmarks/results/protect_scale.json]
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +23,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from common import TempPostgres, load_frame, old_env, old_tree  # noqa: E402
+from common import TempPostgres, finish, load_frame, measure_in, old_tree  # noqa: E402
 
 
 def frame(rows: int, seed: int = 0) -> pd.DataFrame:
@@ -54,11 +53,7 @@ def run_one(db: str, method: str, n: int) -> dict:
 
 def measure(db: str, method: str, n: int, tree: Path | None = None) -> dict:
     """`run_one` in a fresh process importing `anonsql` from `tree` (None: the working tree)."""
-    out = subprocess.run([sys.executable, __file__, "--run", db, "--method", method, "--rows", str(n)],
-                         env=old_env(tree), capture_output=True, text=True)
-    if out.returncode:
-        return {"error": out.stderr.strip().splitlines()[-1:]}
-    return json.loads(out.stdout)
+    return measure_in(tree, __file__, "--run", db, "--method", method, "--rows", str(n))
 
 
 def main() -> None:
@@ -67,6 +62,7 @@ def main() -> None:
     ap.add_argument("--pg-rows", type=int, default=1_000_000)
     ap.add_argument("--old-rows", type=int, default=20_000)
     ap.add_argument("--method", default="dropp")
+    ap.add_argument("--old-ref", default="HEAD", help="the committed implementation to compare with")
     ap.add_argument("--no-postgres", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--only-duckdb-rows", type=int, help="one DuckDB size, new beside old (for profiling)")
@@ -75,10 +71,10 @@ def main() -> None:
     if args.run:
         print(json.dumps(run_one(args.run, args.method, args.rows)))
         return
-    old = old_tree()
+    old = old_tree(args.old_ref)
     tmp = tempfile.mkdtemp(prefix="anonsql_scale_")
     result: dict = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()],
-              "benchmark": "protect_scale", "method": args.method, "cells": 10, "columns": 8,
+              "benchmark": "protect_scale", "old_ref": args.old_ref, "method": args.method, "cells": 10, "columns": 8,
                     "targets": {"duckdb_1e6_seconds": 30, "duckdb_1e6_peak_mb": 1024, "postgres": "within 3x"},
                     "runs": []}
     sizes = [("duckdb", args.old_rows, True)] + ([("duckdb", args.rows, False)] if args.rows > args.old_rows else [])
@@ -102,13 +98,7 @@ def main() -> None:
                     entry["old"] = measure(url, args.method, rows, old)
                 result["runs"].append(entry)
                 print(json.dumps(entry), file=sys.stderr)
-    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    result["note_load"] = ("the machine is shared with other helpers: the 1/5/15-minute load averages "
-                           "(os.getloadavg) are recorded at start and end; figures are inflated by contention")
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    finish(result, args.out)
 
 
 if __name__ == "__main__":

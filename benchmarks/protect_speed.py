@@ -25,7 +25,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from common import old_env, old_tree  # noqa: E402
+from common import finish, old_env, old_tree  # noqa: E402
 
 METHODS = ["decp", "incp", "dropp", "hid3", "hid3+dropp"]
 METHODS_G = ["decp-g", "incp-g", "dropp-g", "hid3-g"]
@@ -157,13 +157,7 @@ def main() -> None:
     old, new = run_side(old_tree(), args.cells, args.seed), run_side(None, args.cells, args.seed)
     result["old_package"], result["new_package"] = old["anonsql"], new["anonsql"]
     result["datasets"] = compare(old, new)
-    result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    result["note_load"] = ("the machine is shared with other helpers: the 1/5/15-minute load averages "
-                           "(os.getloadavg) are recorded at start and end; figures are inflated by contention")
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n")
+    finish(result, args.out)
 
 
 if __name__ == "__main__":
