@@ -21,12 +21,11 @@ or a literal is safe: the PostgreSQL engine doubles every `%` that is not a para
 
 from __future__ import annotations
 
-import functools
 import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
 from importlib import resources
 from typing import Any
 
@@ -353,7 +352,7 @@ def group_key(cols: Sequence[exp.Expr]) -> exp.Expr:
     if len(cols) <= CONCAT_ARGS:
         return fragment("common/group_key", col=cols)
     parts = [group_key(cols[i:i + CONCAT_ARGS]) for i in range(0, len(cols), CONCAT_ARGS)]
-    return functools.reduce(lambda left, right: exp.DPipe(this=left, expression=right, safe=True), parts)
+    return reduce(lambda left, right: exp.DPipe(this=left, expression=right, safe=True), parts)
 
 
 def _substitute(ph: exp.Placeholder, value: exp.Expr) -> None:

@@ -73,3 +73,19 @@ def test_connect_errors_are_one_line(tmp_path):
     with pytest.raises(AnonsqlError, match="cannot connect to PostgreSQL") as info:
         connect("postgresql://u:secret@[bad")
     assert "secret" not in str(info.value)
+
+
+def test_postgres_work_mem_raised_only_where_nobody_chose_it(db):
+    """The server's default 4 MB makes the count tables spill to disk: a session raises it to
+    256 MB, but a value the connection asked for (options=-c work_mem=...) is kept."""
+    if not db.startswith("postgresql://"):
+        pytest.skip("a PostgreSQL setting")
+    from anonsql.engine.postgres import PostgresEngine
+
+    engine = PostgresEngine(db)
+    assert engine.fetch_all("SHOW work_mem") == [("256MB",)]
+    engine.close()
+    sep = "&" if "?" in db else "?"
+    engine = PostgresEngine(f"{db}{sep}options=-c%20work_mem%3D8MB")
+    assert engine.fetch_all("SHOW work_mem") == [("8MB",)]
+    engine.close()

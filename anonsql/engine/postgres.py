@@ -11,7 +11,11 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
+
+#: The session's work_mem when the server's is left at its default (sql/common/work_mem.sql).
+WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
 
 
 class PostgresEngine:
@@ -39,6 +43,8 @@ class PostgresEngine:
         # JIT compiles our GROUP BY / GROUPING SETS scans at ~0.6 s each when the planner
         # overestimates them (fresh tables, no statistics) and never paid back on 1M rows.
         self.execute("SET jit = off")
+        self.fetch_all(*sql.render("common/work_mem", "postgres", work_mem=WORK_MEM,
+                                   work_mem_bytes=WORK_MEM_BYTES))
 
     @classmethod
     def wrap(cls, con: Any) -> PostgresEngine:
