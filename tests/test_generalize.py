@@ -436,3 +436,17 @@ def test_cli_taxonomy_load_show_and_protect_g(db, engine, make_table, tmp_path, 
                  "--method", "decp-g", "--out", "other"])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and catalog.find_table(engine, "other") is None
+
+
+@pytest.mark.parametrize("method", ["decp-g", "dropp-g", "hid3-g"])
+def test_job_ctas_path_same_as_update(records, monkeypatch, method):
+    """The path of an engine without UPDATE (Spark) writes taxonomy labels into integer columns
+    in its one CREATE TABLE AS SELECT as ALTER + UPDATE write them."""
+    args = dict(method=method, target="diagnosis", rows=["18", "6"], seed=SEED, taxonomies=TAXONOMIES)
+    by_update = protect_table(records, "records", "id", out="by_update", **args)
+    monkeypatch.setattr(records, "supports_update", False)
+    by_ctas = protect_table(records, "records", "id", out="by_ctas", **args)
+    assert by_ctas.changes == by_update.changes and by_ctas.metrics == by_update.metrics
+    assert published(records, "by_ctas") == published(records, "by_update")
+    assert [c.kind for c in catalog.get_table(records, "by_ctas").columns] == \
+        [c.kind for c in catalog.get_table(records, "by_update").columns]

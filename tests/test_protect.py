@@ -768,3 +768,20 @@ def test_cli_cells_csv_with_header(db, engine, make_table, tmp_path, capsys):
     assert "id = 2, diagnosis:" in out and "id = 7, chest_pain:" in out
     rows = {row[0]: row for row in table_rows(engine, "pub")}
     assert rows[2][7] is None and rows[7][5] is None
+
+
+@pytest.mark.parametrize("kwargs", [dict(method="dropp", rows=["2"]), dict(method="hid3", rows=["2", "6"]),
+                                    dict(method="decp", rows=["2", "4", "9"], seed=3),
+                                    dict(method="nrd", rows=["2"], delete_rows=True)])
+def test_ctas_path_same_as_update(engine, make_table, monkeypatch, kwargs):
+    """The path of an engine without UPDATE (Spark): ONE CREATE TABLE AS SELECT over the decisions
+    keyed by the row key publishes what copy + UPDATE ... FROM publishes, same changes and report."""
+    make_table("records", TABLE_1_2)
+    by_update = symptoms_only(engine, out="by_update", **kwargs).to_dict()
+    monkeypatch.setattr(engine, "supports_update", False)
+    by_ctas = symptoms_only(engine, out="by_ctas", **kwargs).to_dict()
+    for r in (by_update, by_ctas):
+        r.pop("seconds"), r.pop("out"), r.pop("changes_table"), r.pop("notes")
+    assert by_ctas == by_update
+    assert table_rows(engine, "by_ctas") == table_rows(engine, "by_update")
+    assert table_rows(engine, "by_ctas_changes") == table_rows(engine, "by_update_changes")

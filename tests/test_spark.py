@@ -5,6 +5,7 @@ leaves nothing behind on failure. One SparkSession for the whole test session (c
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -91,9 +92,12 @@ def test_check_same_as_duckdb(both, k):
     same(api.check(e, "people", QI, k) for e in both)
 
 
-def test_evaluate_same_as_duckdb(both):
+@pytest.mark.parametrize("classifier", ["nb", "tree"])
+def test_evaluate_same_as_duckdb(both, classifier):
+    if classifier == "tree":
+        pytest.importorskip("sklearn")
     same(api.evaluate_classifiers(e, "people", "people_anon", QI, CLASS, key="id", folds=4, seed=1,
-                                  classifiers=["nb"]) for e in both)
+                                  classifiers=[classifier]) for e in both)
 
 
 def test_table_lookup_is_case_insensitive_and_reports_spark_types(both):
@@ -263,16 +267,40 @@ def test_dataset_same_as_duckdb(both, name):
     both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(table).expr))
 
 
+
+def test_load_and_dataset_replace_on_spark(both, tmp_path, monkeypatch):
+    """--replace writes a staging table and renames it over the old one only once its rows are
+    checked: a load that fails half way (a bad --types cast, a wrong row count) leaves the old
+    table as it was and no staging table behind."""
+    from anonsql.data import datasets
+
+    duck, spark = both
+    csv = tmp_path / "p.csv"
+    people().to_pandas().to_csv(csv, index=False)
+    for e in both:
+        api.load_dataset(e, "car", "loaded", replace=True)
+        api.load_csv(e, str(csv), "loaded", replace=True)  # replaces the car table
+    assert table_rows(spark, "loaded") == table_rows(duck, "loaded")
+    before = table_rows(spark, "loaded")
+    with pytest.raises(AnonsqlError, match="cannot load CSV .*check --types"):
+        api.load_csv(spark, str(csv), "loaded", replace=True, types="zip code=integer")
+    for name in ("car", "adult-kh"):  # written by INSERT, and derived by SQL from a temporary table
+        spec = datasets.DATASETS[name]
+        monkeypatch.setitem(datasets.DATASETS, name, dataclasses.replace(spec, rows=spec.rows + 1))
+        with pytest.raises(VerificationError, match="the published number of rows"):
+            api.load_dataset(spark, name, "loaded", replace=True)
+    assert table_rows(spark, "loaded") == before
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+    with pytest.raises(AnonsqlError, match="already exists"):
+        api.load_csv(spark, str(csv), "loaded")
+    spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("loaded").expr))
+
 # -- writing jobs: the same output tables as DuckDB, cell by cell ------------------------------------
 
 def same_output(both, job, out: str) -> None:
     """Run `job(engine)` on both engines: same report (but seconds), same rows, no staging leftovers."""
     same(job(e) for e in both)
-    duck, spark = both
-    assert table_rows(spark, out) == table_rows(duck, out)
-    assert [c.name for c in catalog.get_table(spark, out).columns] == \
-        [c.name for c in catalog.get_table(duck, out).columns]
-    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+    same_output_table(both, out)
 
 
 @pytest.mark.parametrize("class_column", [CLASS, None])
@@ -285,13 +313,49 @@ def test_kanon_same_as_duckdb(both, class_column):
     both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_k").expr))
 
 
-def test_kanon_ctas_path_on_duckdb_same_as_update(both, monkeypatch):
-    """The no-UPDATE path on DuckDB (forced) writes what its UPDATE path writes."""
+def test_kanon_ctas_path_on_duckdb_same_as_update(both):
+    """A copy (one CREATE TABLE AS SELECT, Spark's path too) writes what an in-place UPDATE writes."""
     duck, _ = both
-    api.k_anonymize(duck, "people", QI, CLASS, 5, out="by_update", replace=True)
-    monkeypatch.setattr(type(duck), "supports_update", False)
     api.k_anonymize(duck, "people", QI, CLASS, 5, out="by_ctas", replace=True)
+    duck.execute(*sql.render("common/copy_table", "duckdb", out=sql.TableName("by_update").expr,
+                             src=sql.TableName("people").expr))
+    api.k_anonymize(duck, "by_update", QI, CLASS, 5, in_place=True)
     assert table_rows(duck, "by_ctas") == table_rows(duck, "by_update")
+
+
+def test_kanon_drop_and_pseudonymize_same_as_duckdb(both, monkeypatch):
+    """--drop and --pseudonymize inside Spark's one CREATE TABLE AS SELECT: the same output as
+    DuckDB cell by cell, the pseudonyms the same HMAC-SHA256 hex texts."""
+    monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", "a test key of enough length")
+    for kwargs in (dict(drop=["id"]), dict(pseudonymize=["id"])):
+        same_output(both, lambda e, kw=kwargs: api.k_anonymize(e, "people", QI, CLASS, 5, out="people_kp",
+                                                               replace=True, **kw), "people_kp")
+    assert all(len(row[0]) == 64 for row in table_rows(both[1], "people_kp"))  # hex digests, not ids
+    both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_kp").expr))
+    with pytest.raises(AnonsqlError, match="--pseudonymize on Spark takes text and integer columns: 'ratio'"):
+        api.k_anonymize(both[1], "people", ["Age", "zip code"], CLASS, 5, out="people_kq", pseudonymize=["ratio"])
+    assert catalog.find_table(both[1], "people_kq") is None
+
+
+def test_kanon_emit_sql_on_spark(both, tmp_path):
+    """A dry run on Spark writes the script in Spark SQL: the same steps as DuckDB's, the
+    decisions broadcast, the database unchanged."""
+    scripts = []
+    for e in both:
+        path = tmp_path / f"{e.dialect}.sql"
+        r = api.k_anonymize(e, "people", QI, CLASS, 5, out="people_ke", emit_sql=str(path), execute=False,
+                            drop=["id"])
+        assert not r.checks and catalog.find_table(e, "people_ke") is None
+        scripts.append(path.read_text())
+    duck, spark = scripts
+    assert "/*+ BROADCAST(" in spark and "`zip code`" in spark and "CREATE TEMPORARY VIEW" in spark
+    # Spark has no transactions: no BEGIN/COMMIT, and the file says it is for review, not to run
+    assert "BEGIN;" not in spark and "COMMIT;" not in spark and "BEGIN;" in duck
+    from anonsql.rewrite import SPARK_NOTE
+
+    assert all(line in spark.splitlines()[:12] for line in SPARK_NOTE)
+    assert [line for line in spark.splitlines() if line.startswith("-- ") and line not in SPARK_NOTE] == \
+        [line for line in duck.splitlines() if line.startswith("-- ")]
 
 
 def test_kanon_failed_verification_leaves_nothing_on_spark(both, monkeypatch):
@@ -308,3 +372,381 @@ def test_kanon_failed_verification_leaves_nothing_on_spark(both, monkeypatch):
     assert catalog.find_table(spark, "people_kg") is None and catalog.find_table(spark, "people_ch") is None
     assert [n for n in _tables(spark) if "__anonsql_" in n] == []
     spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_kf").expr))
+
+
+# -- nbc: every verb, and publish's tables cell by cell ----------------------------------------------
+
+NBC_ATTRS = ["Age", "zip code"]  # integer and text with NULLs, awkward names (a float's label is its text)
+TOY = pa.table({"adr": ["W", "W", "W", "W", "P", "W", "P", "W", None], "age": [40, 40, 40, 40, 30, 40, 30, 30, 40],
+                "sal": ["70K", "70K", "70K", "70K", "70K", "50K", "50K", "70K", "50K"]})  # tests/test_nbc.py's
+
+
+@pytest.fixture(scope="module")
+def toy(both):
+    """The Figure 1-like table of tests/test_nbc.py on both engines, and toy8, its first 8 rows
+    (no NULL: views breach can enumerate, safe for rho 100 and so published unchanged)."""
+    duck, spark = both
+    from anonsql.data.loading import write_frame
+
+    for name, data in (("toy", TOY), ("toy8", TOY.slice(0, 8))):
+        write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), name)
+        spark.write_arrow(sql.TableName(name).expr.sql("spark"), data)
+    yield both
+    for name in ("toy", "toy8"):
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+def _drop_published(spark, out: str) -> None:
+    for suffix in ("_class", "_attr", "_rows"):
+        spark.execute(*sql.render("common/drop_temp_table", "spark", tbl=sql.TableName(out + suffix).expr))
+
+
+def test_nbc_read_verbs_same_as_duckdb(toy):
+    same(api.nbc_views(e, "people", CLASS, NBC_ATTRS, counts=True) for e in toy)
+    for rho in (3, 10**6):
+        same(api.nbc_check(e, "people", CLASS, NBC_ATTRS, rho) for e in toy)
+    same(api.nbc_breach(e, "toy8", "sal", "adr,age", "adr=W,age=40") for e in toy)
+
+
+@pytest.mark.parametrize("table, cls, attrs, kwargs", [
+    ("people", CLASS, NBC_ATTRS, dict(rho="1.5")),
+    ("people", CLASS, NBC_ATTRS, dict(rho=4, root="least", precedence="yes,no")),
+    ("toy", "sal", "adr,age", dict(rho=100, synthetic=True)),  # 30-digit counts, and the rows table
+    ("toy", "sal", "adr,age", dict(prior="50K=1,70K=3", r=10**20)),  # EST
+    ("toy8", "sal", "adr,age", dict(rho=100)),  # already safe: published unchanged
+])
+def test_nbc_publish_same_as_duckdb(toy, table, cls, attrs, kwargs):
+    """Staged CREATE TABLE + INSERT on Spark gives DuckDB's published tables and report, twice
+    (the second a --replace); verify (and breach on toy8's) read them back alike."""
+    suffixes = ("_class", "_attr", "_rows") if kwargs.get("synthetic") else ("_class", "_attr")
+    for _ in range(2):
+        same(api.nbc_publish(e, table, cls, attrs, out="pub", replace=True, **kwargs) for e in toy)
+        for suffix in suffixes:
+            same_output_table(toy, "pub" + suffix)
+    same(api.nbc_verify(e, table, cls, attrs, "pub", precedence=kwargs.get("precedence")) for e in toy)
+    if table == "toy8":
+        same(api.nbc_breach(e, "toy8", "sal", "adr,age", "adr=P", published="pub") for e in toy)
+    _drop_published(toy[1], "pub")
+
+
+def same_output_table(both, out: str) -> None:
+    duck, spark = both
+    assert table_rows(spark, out) == table_rows(duck, out)
+    assert [c.name for c in catalog.get_table(spark, out).columns] == \
+        [c.name for c in catalog.get_table(duck, out).columns]
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+
+
+def test_nbc_failed_publish_leaves_the_old_tables_on_spark(toy, monkeypatch):
+    """A failed check, a failed rename half way through the renames, and counts too long for
+    Spark's exact integers: the previous publication survives whole, nothing new is left."""
+    from anonsql.nbc import verify as nbc_verify
+    from tests.test_nbc import _failing_safety
+
+    _, spark = toy
+    api.nbc_publish(spark, "toy", "sal", "adr,age", 2, "old")
+    before = [table_rows(spark, f"old{s}") for s in ("_class", "_attr")]
+    rename = catalog.rename_table
+
+    def failing_rename(engine, table, to):
+        if to == "old_attr" and "__anonsql_stage_" in table.name:  # the second table's move into place
+            raise AnonsqlError("injected rename failure")
+        return rename(engine, table, to)
+
+    with monkeypatch.context() as m:
+        m.setattr(catalog, "rename_table", failing_rename)
+        with pytest.raises(AnonsqlError, match="injected rename failure"):
+            api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True)
+    with monkeypatch.context() as m:
+        m.setattr(nbc_verify, "safety", _failing_safety)
+        with pytest.raises(VerificationError, match="injected failure"):
+            api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True, synthetic=True)
+    with monkeypatch.context() as m:
+        m.setattr(nbc_verify, "SPARK_DIGITS", 5)
+        with pytest.raises(AnonsqlError, match="Spark's exact integers .* nothing written"):
+            api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True)
+    assert [table_rows(spark, f"old{s}") for s in ("_class", "_attr")] == before
+    assert catalog.find_table(spark, "old_rows") is None
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+    _drop_published(spark, "old")
+
+
+# -- features, binarize, ac: the same tables and reports as DuckDB ------------------------------------
+
+FEATURE_SPEC = """
+[[binary]]
+name = "young"
+column = "Age"
+upper = 30
+[[binary]]
+name = "Age 30-45"
+column = "Age"
+lower = 30
+upper = 45
+[[binary]]
+name = "big ratio"
+column = "ratio"
+lower = 1
+[[binary]]
+name = "zip"
+column = "zip code"
+in = ["100", 'q"x']
+[[binary]]
+name = "from"
+column = "zip code"
+equals = "200"
+"""
+
+
+FEATURES = [f"f{j}" for j in range(66)] + ["from", "a b", 'q"x', "Mixed"]
+
+
+@pytest.fixture(scope="module")
+def binary(both):
+    """`feat`: 120 rows x 70 0/1 features (two mask words; integer and float columns, awkward
+    names), a key and a two-valued class, on both engines."""
+    rng = np.random.default_rng(11)
+    names = FEATURES
+    x = (rng.random((120, len(names))) < 0.3).astype(np.int64)
+    x[:, 3] = x[:, 0]  # equal columns, so that ties are decided by column order alike
+    cols = {n: pa.array(x[:, j] if j % 9 else x[:, j].astype(np.float64)) for j, n in enumerate(names)}
+    data = pa.table({"id": pa.array(range(120), pa.int64()), **cols,
+                     CLASS: pa.array(np.where(x[:, 1] + rng.random(120) > 0.8, "yes", "no"))})
+    duck, spark = both
+    from anonsql.data.loading import write_frame
+
+    write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), "feat")
+    spark.write_arrow(sql.TableName("feat").expr.sql("spark"), data)
+    yield both
+    spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("feat").expr))
+
+
+def test_binarize_same_as_duckdb(both, tmp_path):
+    """Intervals on integer and float columns with NULLs, values of a text column, awkward names;
+    twice (the second a --replace of the first output)."""
+    spec = tmp_path / "spec.toml"
+    spec.write_text(FEATURE_SPEC)
+    for _ in range(2):
+        same_output(both, lambda e: api.binarize(e, "people", str(spec), "people_bin", class_column=CLASS, key="id",
+                                                 replace=True), "people_bin")
+    both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_bin").expr))
+
+
+@pytest.mark.parametrize("method, mode, privacy", [("distcnt", "stop", "ac"), ("distcnt", "skip", "ac"),
+                                                   ("hamdist", "skip", "kanon"), ("maximal", "stop", "ac"),
+                                                   ("cm", "skip", "ac")])
+def test_features_same_as_duckdb(binary, method, mode, privacy):
+    """The published projection and the report (selection, AC, HamDist, DistCnt) cell by cell."""
+    for _ in range(2):  # the second run --replace's the first output
+        same_output(binary, lambda e: api.select_features(e, "feat", CLASS, 3, key="id", method=method, mode=mode,
+                                                          privacy=privacy, out="feat_pub", replace=True), "feat_pub")
+    binary[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("feat_pub").expr))
+
+
+def test_features_long_input_same_as_duckdb(binary):
+    """A long (key, item) table pivoted to a staging table in SQL, selected, the staging table dropped."""
+    duck, spark = binary
+    pairs = pa.table({"id": pa.array([i for i in range(120) for j in range(4) if (i * j) % 7 < 3], pa.int64()),
+                      "item": pa.array([f"w{j}" for i in range(120) for j in range(4) if (i * j) % 7 < 3])})
+    from anonsql.data.loading import write_frame
+
+    write_frame(duck, pairs.to_pandas(types_mapper=pd.ArrowDtype), "feat_items")
+    spark.write_arrow(sql.TableName("feat_items").expr.sql("spark"), pairs)
+    same_output(binary, lambda e: api.select_features(e, "feat", CLASS, 2, items="feat_items", key="id",
+                                                      item_column="item", mode="skip", out="feat_long"), "feat_long")
+    assert catalog.find_table(spark, "feat_long__items") is None
+    for name in ("feat_long", "feat_items"):
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+@pytest.mark.parametrize("kwargs", [dict(class_column=CLASS, key="id"), dict(attrs=FEATURES),
+                                    dict(class_column=CLASS, attrs=["f1", "from", "a b", 'q"x'])])
+def test_ac_same_as_duckdb(binary, kwargs):
+    same(api.containment(e, "feat", **kwargs) for e in binary)
+
+
+def test_features_failed_verification_leaves_nothing_on_spark(binary, monkeypatch, tmp_path):
+    """A failed re-check: the old output survives a --replace, no new table, no staging table; --view refused."""
+    from tests.test_features import _fail_verification
+
+    _, spark = binary
+    api.select_features(spark, "feat", CLASS, 3, key="id", out="feat_old")
+    before = table_rows(spark, "feat_old")
+    spec = tmp_path / "spec.toml"
+    spec.write_text(FEATURE_SPEC)
+    with pytest.raises(AnonsqlError, match="--view is not available on spark"):
+        api.select_features(spark, "feat", CLASS, 3, key="id", out="feat_view", view=True)
+    _fail_verification(monkeypatch)
+    with pytest.raises(VerificationError, match=r"AC >= k\): AC\(D\) = 1, k = 3"):
+        api.select_features(spark, "feat", CLASS, 3, key="id", method="hamdist", out="feat_old", replace=True)
+    with pytest.raises(VerificationError, match="row count kept"):
+        api.binarize(spark, "people", str(spec), "feat_new")
+    assert table_rows(spark, "feat_old") == before
+    assert catalog.find_table(spark, "feat_new") is None and catalog.find_table(spark, "feat_view") is None
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+    spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("feat_old").expr))
+
+
+# -- protect (Hintoglu 2011): the same published and changes tables as DuckDB, cell by cell ---------
+
+@pytest.fixture(scope="module")
+def hintoglu(both, tmp_path_factory):
+    """Table 1.2 (`records`) and Table 4.1 (`records41`, with its two taxonomies stored by
+    `taxonomy load`) on both engines."""
+    from anonsql.data.loading import write_frame
+    from anonsql.protect.store import load_taxonomy
+    from tests.fixtures_hintoglu import TABLE_1_2
+    from tests.test_generalize import write_records
+
+    files = tmp_path_factory.mktemp("taxonomies")
+    for e in both:
+        def make(name, data, e=e):  # a column of numbers and labels (Table 4.1's nausea) holds text
+            frame = pd.DataFrame({k: pd.Series([str(x) for x in v] if len({type(x) for x in v}) > 1 else v,
+                                               dtype=object) for k, v in data.items()}).convert_dtypes()
+            write_frame(e, frame, "records41" if name == "records" and "nausea" in data else name, replace=True)
+
+        make("records", TABLE_1_2)
+        write_records(make, files)
+        for name, file in (("severity", "severity.json"), ("diagnoses", "diagnoses.toml")):
+            load_taxonomy(e, name, file=files / file, replace=True)
+    yield both
+    for name in ("records", "records41", "anonsql_taxonomies"):
+        both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+def test_taxonomy_load_and_show_same_as_duckdb(hintoglu, tmp_path):
+    """The store on Spark: a new store staged, read back, renamed over the old; --replace keeps
+    the other taxonomies; a stored name needs --replace."""
+    from anonsql.protect.store import load_taxonomy, show_taxonomy
+
+    for name in ("severity", "diagnoses"):
+        same(show_taxonomy(e, name) for e in hintoglu)
+    (tmp_path / "severity.json").write_text('{"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}}')
+    same(load_taxonomy(e, "severity", file=tmp_path / "severity.json", replace=True) for e in hintoglu)
+    with pytest.raises(AnonsqlError, match="already stored"):
+        load_taxonomy(hintoglu[1], "severity", file=tmp_path / "severity.json")
+    assert table_rows(hintoglu[1], "anonsql_taxonomies") == table_rows(hintoglu[0], "anonsql_taxonomies")
+    assert [n for n in _tables(hintoglu[1]) if "__anonsql_" in n] == []
+
+
+@pytest.mark.parametrize("table, kwargs", [
+    ("records", dict(method="dropp", rows=["2"])),
+    ("records", dict(method="decp", rows=["2", "4", "9"], seed=3)),
+    ("records", dict(method="incp", rows=["2", "6"])),
+    ("records", dict(method="hid3", rows=["2", "6"])),
+    ("records", dict(method="e-dropp", cells=[("2", "diagnosis"), ("2", "palpitation")])),
+    ("records", dict(method="nrd", rows=["2"], delete_rows=True)),
+    ("records41", dict(method="decp-g", rows=["18"])),
+    ("records41", dict(method="dropp-g", rows=["18", "6"])),
+    ("records41", dict(method="hid3-g", rows=["18"])),
+])
+def test_protect_same_as_duckdb(hintoglu, table, kwargs):
+    """ONE CREATE TABLE AS SELECT over the broadcast decisions keyed by `id` (Spark) publishes
+    what copy + UPDATE ... FROM publishes (DuckDB): same report, output and changes table, cell
+    by cell; --replace of both; the -g methods write taxonomy labels into integer columns."""
+    from tests.test_generalize import TAXONOMIES
+
+    args = dict(kwargs, target=None if "cells" in kwargs else "diagnosis", out="pub", replace=True)
+    if table == "records41":
+        args["taxonomies"] = TAXONOMIES
+    for _ in range(2):  # the second run replaces the output and its changes table
+        same_output(hintoglu, lambda e: api.protect_table(e, table, "id", **args), "pub")
+    duck, spark = hintoglu
+    assert table_rows(spark, "pub_changes") == table_rows(duck, "pub_changes")
+    for name in ("pub", "pub_changes"):
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+def test_protect_refusals_and_failed_verification_on_spark(hintoglu, monkeypatch, tmp_path):
+    """--in-place and --drop are refused in one line; --emit-sql writes the Spark script; a failed
+    re-check leaves the old output, its changes table and no staging table."""
+    from tests.test_protect import _fail_verification
+
+    _, spark = hintoglu
+    with pytest.raises(AnonsqlError, match="--in-place is not available on spark"):
+        api.protect_table(spark, "records", "id", target="diagnosis", rows=["2"], in_place=True)
+    with pytest.raises(AnonsqlError, match="--drop and --pseudonymize of protect are not available on spark"):
+        api.protect_table(spark, "records", "id", target="diagnosis", rows=["2"], drop=["zipcode"], out="pub")
+    script = tmp_path / "protect.sql"
+    api.protect_table(spark, "records", "id", target="diagnosis", rows=["2"], out="pub", emit_sql=str(script))
+    assert "CREATE TABLE `pub` AS\nSELECT /*+ BROADCAST(x) */" in script.read_text()
+    before = [table_rows(spark, n) for n in ("pub", "pub_changes")]
+    _fail_verification(monkeypatch)
+    with pytest.raises(VerificationError, match="injected failure"):
+        api.protect_table(spark, "records", "id", target="diagnosis", rows=["6"], out="pub", replace=True)
+    assert [table_rows(spark, n) for n in ("pub", "pub_changes")] == before
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+    for name in ("pub", "pub_changes"):
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+# -- safe aggregate tables, bin, release: staged on Spark; one error line ----------------------------
+
+def test_safe_table_same_as_duckdb(both):
+    """GROUPING over several dimensions is Spark's GROUPING_ID; both tables staged, renamed together."""
+    pytest.importorskip("highspy")
+    same_output(both, lambda e: api.safe_table(e, "people", ["Age", "zip code"], out="people_safe", replace=True),
+                "people_safe")
+    same_output_table(both, "people_safe_audit")
+    same(api.audit_table(e, "people_safe") for e in both)
+
+
+def test_safe_table_failed_verification_leaves_the_old_tables_on_spark(both, monkeypatch):
+    pytest.importorskip("highspy")
+    from anonsql.tables import verify as tables_verify
+
+    _, spark = both
+    api.safe_table(spark, "people", ["Age", "zip code"], out="people_st", replace=True)
+    before = (table_rows(spark, "people_st"), table_rows(spark, "people_st_audit"))
+    real = tables_verify.published
+
+    def broken(engine, report, *args):
+        truth = real(engine, report, *args)
+        report.check("published values equal the SQL recount", False, "tables/recount", "injected failure")
+        return truth
+
+    monkeypatch.setattr(tables_verify, "published", broken)
+    with pytest.raises(VerificationError, match="injected failure"):
+        api.safe_table(spark, "people", ["Age", "zip code"], out="people_st", replace=True, min_count=5)
+    assert (table_rows(spark, "people_st"), table_rows(spark, "people_st_audit")) == before
+    assert [n for n in _tables(spark) if "__anonsql_" in n] == []
+
+
+def test_bin_same_as_duckdb(both):
+    same_output(both, lambda e: api.bin_columns(e, "people", ["Age=width:20"], out="people_bin", replace=True),
+                "people_bin")
+    same_output(both, lambda e: api.bin_columns(e, "people", ["Age=quantiles:2"], out="people_bin", replace=True),
+                "people_bin")
+
+
+def test_release_run_is_refused_on_spark_in_one_line(both, tmp_path):
+    _, spark = both
+    spec = tmp_path / "r.toml"
+    spec.write_text('[source]\ntable = "people"\nkey = "id"\nqi = ["Age"]\nclass = "select"\n\n'
+                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_rel"\n\n[gates]\nk = 2\n')
+    with pytest.raises(AnonsqlError, match="release run needs transactions"):
+        api.release_run(str(spec), spark)
+    assert catalog.find_table(spark, "people_rel") is None
+
+
+# A failing query in a fresh process (pyspark binds its loggers' stream when a session starts).
+FAILING_QUERY = """
+import sys
+from anonsql.engine import connect
+from anonsql.errors import DatabaseError
+engine = connect(sys.argv[1])
+try:
+    engine.fetch_all("SELECT GROUPING(a, b) FROM VALUES (1, 2) AS v(a, b) GROUP BY a, b")
+except DatabaseError as exc:
+    print("refused:", str(exc).splitlines()[0])
+"""
+
+
+def test_a_failed_query_is_one_error_not_a_logged_java_trace(spark_url, tmp_path):
+    """pyspark 4 logs a failed query as a JSON line with its Java trace on stderr; anonsql
+    silences it: the error reaches the user once, through DatabaseError (one line in the CLI)."""
+    url = f"spark:local[1]?warehouse={tmp_path / 'wh'}&catalog=in-memory"
+    run = subprocess.run([sys.executable, "-c", FAILING_QUERY, url], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert run.returncode == 0 and run.stdout.startswith("refused:"), run.stderr[-2000:]
+    assert "QueryContextLogger" not in run.stderr and "at org.apache" not in run.stderr

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Table, find_table, get_table, holding_source, output_table
+from ..catalog import Table, exact_text, find_table, get_table, holding_source, output_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -137,6 +137,9 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     drop, pseudonymize = identifiers.check_columns(source, (), drop, pseudonymize)
     inp = resolve(engine, source, key, method, target=target, rows=rows, cells=cells, attrs=attrs,
                   taxonomies=taxonomies, drop=drop, pseudonymize=pseudonymize)
+    ctas = not engine.supports_update and not in_place  # Spark: ONE CREATE TABLE AS SELECT (in place is refused)
+    if ctas:
+        _spark_input(engine.dialect, source, inp, drop, pseudonymize)
     dest, replaced = output_table(engine, source, out, f"{source.name}_protected", replace, in_place)
     changes = sql.TableName(f"{dest.name}_changes", dest.schema)
     existing = find_table(engine, changes)
@@ -156,31 +159,33 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     report.rows_removed = bool(decisions.removed)
     if emit_sql:
         save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
-                               drop, pseudonymize))
+                               drop, pseudonymize, ctas))
     if not execute:
         report.notes.append("dry run: nothing was changed")
         return report
     published = [c for c in source.column_names if c != inp.key and c not in drop]
-    with engine.transaction():
+    # output and changes table are created under staged_outputs' names (Spark: staging tables, renamed once verified)
+    staging = staged_outputs(engine, [(dest, replaced), (changes, existing)])
+    with engine.transaction(), staging as (stage, stage_changes):
         before = stats.distributions(engine, source.expr, published, inp.columns)
         with report.timed("rewrite"):
-            rewrite.write_back(rewrite.Apply(engine), source, dest, changes, inp.key, decisions,
-                               in_place=in_place, drop=drop_tables)
+            rewrite.write_back(rewrite.Apply(engine), source, stage, stage_changes, inp.key, decisions,
+                               in_place=in_place, ctas=ctas)
         say("protect: verifying by SQL")
         with report.timed("verify"):
-            verify.run(engine, report, inp, dest if in_place else sql.TableName(source.name, source.schema), dest,
-                       changes, results, method, values, decisions.removed)
+            verify.run(engine, report, inp, stage if in_place else sql.TableName(source.name, source.schema), stage,
+                       stage_changes, results, method, values, decisions.removed)
         rewrite.cleanup(engine)
         if not report.ok:
             raise VerificationError(report.checks)
         with report.timed("metrics"):
-            listed = stats.changes(engine, changes.expr)
-            after = stats.distributions(engine, dest.expr, published, inp.columns)
+            listed = stats.changes(engine, stage_changes.expr)
+            after = stats.distributions(engine, stage.expr, published, inp.columns)
             report.metrics = metrics.information_loss(
-                before, after, stats.change_counts(engine, changes.expr), published, inp.n, len(listed),
+                before, after, stats.change_counts(engine, stage_changes.expr), published, inp.n, len(listed),
                 len(decisions.removed))
-        identifiers.apply(engine, dest.expr, drop=drop, pseudonymize=pseudonymize, key=pseudonym_key)
-        written = get_table(engine, dest)
+        identifiers.apply(engine, stage.expr, drop=drop, pseudonymize=pseudonymize, key=pseudonym_key)
+        written = get_table(engine, stage)
         identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                           pseudonymize=pseudonymize)
         if not report.ok:
@@ -234,16 +239,27 @@ def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndar
         for r in results]
 
 
+def _spark_input(dialect: str, source: Table, inp: ProtectionInput, drop: Sequence[str],
+                 pseudonymize: Sequence[str]) -> None:
+    """Refuse, before any work, what the one CREATE TABLE AS SELECT of an engine without UPDATE
+    cannot give as DuckDB does: --drop / --pseudonymize (run after the verified write-back, by
+    ALTER and UPDATE) and floating-point run columns or key (the changes table holds their text)."""
+    if drop or pseudonymize:
+        raise AnonsqlError(f"--drop and --pseudonymize of protect are not available on {dialect} (they change the "
+                           "verified output in place): protect first, then publish the columns you keep")
+    exact_text(source, [inp.key, *inp.columns], f"a protect column on {dialect}")
+
+
 def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.TableName, key: str,
             decisions: rewrite.Decisions, in_place: bool, drop_tables: list, drop: Sequence[str],
-            pseudonymize: Sequence[str]) -> str:
+            pseudonymize: Sequence[str], ctas: bool) -> str:
     """The run as a reviewable script, ending with its verification queries."""
     script = Script(dialect, f"anonsql protect: {source} -> {dest}, changes in {changes}", warnings=[
         f"PRIVATE: this script names the confidential cells, and {changes} holds their ORIGINAL values;",
         "keep both as private as the source table. Run it in one session: the verification queries at",
         "the end read its temporary tables."])
     rewrite.write_back(rewrite.Emit(script), source, dest, changes, key, decisions, in_place=in_place,
-                       drop=drop_tables)
+                       drop=drop_tables, ctas=ctas)
     for comment, statement in identifiers.script_steps(dialect, dest.expr, drop=drop, pseudonymize=pseudonymize):
         script.step(comment, statement)
     # a pseudonymized column no longer holds its recorded new values (its labels are pseudonyms too)

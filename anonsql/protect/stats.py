@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # request imports this module
 
 #: The taxonomy store: one (taxonomy, position, value, parent) row per node.
 STORE = "anonsql_taxonomies"
+STORE_TABLE = sql.TableName(STORE)
 
 
 def plain(v: Any) -> Any:
@@ -120,13 +121,17 @@ def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding:
 def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Sequence[str]) -> Distributions:
     """First-order counts per attribute of `cols` (None = ν) and joint counts of non-ν pairs
     among the `paired` ones only (Defs. 2.7, 2.9: the attributes the run reads), keyed by value
-    text so that a column turned into text still matches its source. The paired attributes'
-    counts are summed from their distinct tuples (protect/tuple_counts: one hash aggregation,
-    where a grouping set per attribute or pair costs a sort each on PostgreSQL); the other
-    columns' from protect/value_counts."""
+    text so that a column turned into text still matches its source. On PostgreSQL the paired
+    attributes' counts are summed from their distinct tuples (protect/tuple_counts: one hash
+    aggregation, where a grouping set per attribute or pair costs a sort each); elsewhere
+    grouping sets do it in the database (protect/value_counts, protect/pair_counts: DuckDB and
+    Spark hash them, and only the small counts leave it)."""
     single: list[dict[Any, int]] = [{} for _ in cols]
     both = [j for j, c in enumerate(cols) if c in paired]
-    rest = [j for j in range(len(cols)) if j not in both]
+    pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
+    joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
+    by_tuples = both if engine.dialect == "postgres" else []
+    rest = [j for j in range(len(cols)) if j not in by_tuples]
     if rest:
         m = len(rest)
         df = engine.fetch_df(*sql.render("protect/value_counts", engine.dialect, tbl=table,
@@ -134,26 +139,41 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
         for row in df.itertuples(index=False):
             k = next(k for k in range(m) if row[k] == 0)
             single[rest[k]][text(row[m + k])] = int(row[2 * m])
-    pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
-    joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
-    if both:
-        tuples = engine.fetch_df(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
-                                             col=sql.columns([cols[j] for j in both])))
-        n = tuples.iloc[:, -1].to_numpy(dtype=np.int64)
-        coded = {j: pd.factorize(tuples.iloc[:, k], use_na_sentinel=True) for k, j in enumerate(both)}  # NULL: -1
-        for j, (codes, uniques) in coded.items():
-            for u, count in enumerate(np.bincount(codes + 1, weights=n, minlength=len(uniques) + 1).tolist()):
-                v = None if u == 0 else text(uniques[u - 1])
-                single[j][v] = single[j].get(v, 0) + int(count)
-        for i, j in pairs:
-            (ci, ui), (cj, uj) = coded[i], coded[j]
-            known = (ci >= 0) & (cj >= 0)
-            keys, at = np.unique(ci[known].astype(np.int64) * len(uj) + cj[known], return_inverse=True)
-            for key, count in zip(keys.tolist(), np.bincount(at.reshape(-1), weights=n[known]).tolist()):
-                a, b = text(ui[key // len(uj)]), text(uj[key % len(uj)])
-                if a is not None and b is not None:
-                    joint[(i, j)][(a, b)] = joint[(i, j)].get((a, b), 0) + int(count)
+    if by_tuples:
+        _from_tuples(engine, table, cols, both, single, joint)
+    elif pairs:
+        n_pairs = len(pairs)
+        df = engine.fetch_df(*sql.render("protect/pair_counts", engine.dialect, tbl=table,
+                                         a=sql.columns([cols[i] for i, _ in pairs]),
+                                         b=sql.columns([cols[j] for _, j in pairs])))
+        for row in df.itertuples(index=False):
+            q = next(q for q in range(n_pairs) if row[q] == 0 and row[n_pairs + q] == 0)
+            a, b = text(row[2 * n_pairs + q]), text(row[3 * n_pairs + q])
+            if a is not None and b is not None:
+                joint[pairs[q]][(a, b)] = int(row[4 * n_pairs])
     return single, joint
+
+
+def _from_tuples(engine: Engine, table: exp.Table, cols: list[str], both: list[int], single: list[dict[Any, int]],
+                 joint: dict[tuple[int, int], dict[tuple[Any, Any], int]]) -> None:
+    """`distributions` of the `both` attributes summed from their distinct tuples, into
+    `single` and `joint`."""
+    tuples = engine.fetch_df(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
+                                         col=sql.columns([cols[j] for j in both])))
+    n = tuples.iloc[:, -1].to_numpy(dtype=np.int64)
+    coded = {j: pd.factorize(tuples.iloc[:, k], use_na_sentinel=True) for k, j in enumerate(both)}  # NULL: -1
+    for j, (codes, uniques) in coded.items():
+        for u, count in enumerate(np.bincount(codes + 1, weights=n, minlength=len(uniques) + 1).tolist()):
+            v = None if u == 0 else text(uniques[u - 1])
+            single[j][v] = single[j].get(v, 0) + int(count)
+    for i, j in joint:
+        (ci, ui), (cj, uj) = coded[i], coded[j]
+        known = (ci >= 0) & (cj >= 0)
+        keys, at = np.unique(ci[known].astype(np.int64) * len(uj) + cj[known], return_inverse=True)
+        for key, count in zip(keys.tolist(), np.bincount(at.reshape(-1), weights=n[known]).tolist()):
+            a, b = text(ui[key // len(uj)]), text(uj[key % len(uj)])
+            if a is not None and b is not None:
+                joint[(i, j)][(a, b)] = joint[(i, j)].get((a, b), 0) + int(count)
 
 
 def change_counts(engine: Engine, changes: exp.Table) -> dict[tuple[str, str | None], dict[Any, int]]:
@@ -170,17 +190,17 @@ def changes(engine: Engine, changes: exp.Table) -> pd.DataFrame:
     return engine.fetch_df(*sql.render("protect/changes_list", engine.dialect, changes=changes))
 
 
-def stored_rows(engine: Engine, name: str) -> list[tuple]:
+def stored_rows(engine: Engine, name: str, store: sql.TableName = STORE_TABLE) -> list[tuple]:
     """The (value, parent) rows of a stored taxonomy, in pre-order (none: not stored)."""
-    return engine.fetch_all(*sql.render("protect/taxonomy_read", engine.dialect,
-                                        tbl=sql.TableName(STORE).expr, taxonomy=name))
+    return engine.fetch_all(*sql.render("protect/taxonomy_read", engine.dialect, tbl=store.expr, taxonomy=name))
 
 
-def read_taxonomy(engine: Engine, name: str) -> Taxonomy:
-    """A stored taxonomy, rebuilt and re-validated (children in their stored pre-order)."""
-    if find_table(engine, sql.TableName(STORE)) is None:
+def read_taxonomy(engine: Engine, name: str, store: sql.TableName = STORE_TABLE) -> Taxonomy:
+    """A stored taxonomy, rebuilt and re-validated (children in their stored pre-order); `store`
+    the store's table (a staged one while it is written)."""
+    if find_table(engine, store) is None:
         raise AnonsqlError(f"no taxonomy is stored yet (load {name!r} with 'anonsql taxonomy load')")
-    found = stored_rows(engine, name)
+    found = stored_rows(engine, name, store)
     if not found:
         raise AnonsqlError(f"no stored taxonomy named {name!r} (load it with 'anonsql taxonomy load')")
     return Taxonomy.from_rows(name, found)

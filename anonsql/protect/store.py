@@ -4,11 +4,15 @@ Taxonomies live in one table, `anonsql_taxonomies(taxonomy, position, value, par
 that generalizes along them (protect's -g methods) can be repeated from the database alone. A
 hierarchy comes from a TOML/JSON file or from a user table with `value` and `parent` columns
 (children then ordered by value); it is validated before anything is written, read back in
-the same transaction, and replacing a stored one needs `replace`.
+the same transaction, and replacing a stored one needs `replace`. Without transactions (Spark)
+the store is rewritten instead: a new one, the other taxonomies copied and the new rows added,
+read back, then renamed over the old (`anonsql.catalog.staged_output`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -16,7 +20,7 @@ from typing import ClassVar
 import pandas as pd
 
 from .. import sql
-from ..catalog import find_table, get_table
+from ..catalog import Table, find_table, get_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Report
@@ -77,22 +81,39 @@ def load_taxonomy(engine: Engine, name: str, *, file: str | Path | None = None, 
                                   parent=sql.column(src.column("parent").name))
         tax = Taxonomy.from_rows(name, sorted(engine.fetch_all(text, params), key=lambda r: str(r[0])))
     store = sql.TableName(STORE)
-    existed = find_table(engine, store) is not None and bool(stored_rows(engine, name))
+    found = find_table(engine, store)
+    existed = found is not None and bool(stored_rows(engine, name))
     if existed and not replace:
         raise AnonsqlError(f"taxonomy {name!r} is already stored (use --replace to overwrite it)")
     report = TaxonomyReport(table=STORE, name=name, nodes=len(tax), leaves=sum(1 for c in tax.children if not c),
                             height=tax.height, root=tax.labels[0], replaced=existed)
-    with engine.transaction(), report.timed("store"):
-        engine.execute(*sql.render("protect/taxonomy_create", engine.dialect, tbl=store.expr))
-        engine.execute(*sql.render("protect/taxonomy_delete", engine.dialect, tbl=store.expr, taxonomy=name))
+    with engine.transaction(), report.timed("store"), _writable(engine, store, found, name) as target:
         frame = pd.DataFrame([(name, i, v, p) for i, (v, p) in enumerate(tax.rows())],
                              columns=["taxonomy", "position", "value", "parent"])
-        engine.insert_rows(store.expr.sql(engine.dialect), "taxonomy, position, value, parent", frame.astype(object))
-        report.check("the stored taxonomy reads back as written", read_taxonomy(engine, name) == tax,
+        engine.insert_rows(target.expr.sql(engine.dialect), "taxonomy, position, value, parent", frame.astype(object))
+        report.check("the stored taxonomy reads back as written", read_taxonomy(engine, name, target) == tax,
                      "protect/taxonomy_read")
         if not report.ok:
             raise VerificationError(report.checks)
     return report
+
+
+@contextmanager
+def _writable(engine: Engine, store: sql.TableName, found: Table | None, name: str) -> Iterator[sql.TableName]:
+    """Where the taxonomy's rows go: the store itself, its old rows of `name` deleted (inside the
+    caller's transaction); without transactions a new store under a staging name holding the
+    other taxonomies, renamed over the old one only when the block succeeds."""
+    d = engine.dialect
+    if engine.supports_transactions:
+        engine.execute(*sql.render("protect/taxonomy_create", d, tbl=store.expr))
+        engine.execute(*sql.render("protect/taxonomy_delete", d, tbl=store.expr, taxonomy=name))
+        yield store
+        return
+    with staged_output(engine, store, found) as stage:
+        engine.execute(*sql.render("protect/taxonomy_create", d, tbl=stage.expr))
+        if found is not None:
+            engine.execute(*sql.render("protect/taxonomy_keep", d, out=stage.expr, tbl=store.expr, taxonomy=name))
+        yield stage
 
 
 def show_taxonomy(engine: Engine, name: str) -> TaxonomyTree:
