@@ -6,17 +6,11 @@ possible-worlds attacker). Then stats.py (the views by SQL), rewrite.py (the pub
 and the --emit-sql script), verify.py (the independent checks) and job.py (the jobs).
 """
 
-from typing import TYPE_CHECKING
-
-from ..lazy import exports
-
-if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
-    from .breach import Breach, breach
-    from .equivalence import differences
-    from .est import EstResult, est
-    from .transform import Transformed, publish_safe, safety_transform
-    from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
+from .breach import Breach, breach
+from .equivalence import differences
+from .est import EstResult, est
+from .transform import Transformed, publish_safe, safety_transform
+from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
 
 __all__ = ["Breach", "EstResult", "Transformed", "Viewset", "amplification", "breach", "differences", "est",
            "is_safe", "k_sind", "publish_safe", "safety_transform", "smallest_rho"]
-__getattr__ = exports(__name__, ('.breach', '.equivalence', '.est', '.transform', '.views'), __all__)
