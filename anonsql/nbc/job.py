@@ -286,13 +286,13 @@ def run_views(engine: Engine, table: str, class_column: str, attrs: Attrs, *, pr
 def run_check(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: Any, *,
               precedence: Precedence = None) -> CheckReport:
     """Are the raw views already safe for rho? Condition (10), decided exactly on the counts of
-    sql/nbc/views.sql; a failing check is a result (exit 1), not an error."""
+    sql/common/attr_class_counts.sql; a failing check is a result (exit 1), not an error."""
     ratio = parse_ratio(rho, "rho")
     tab, v = _prepare(engine, table, class_column, attrs, precedence)
     least = smallest_rho(v.view)
     report = CheckReport(table=str(tab), rho=float(ratio), smallest_rho=_float(least),
                          amplification=_float(amplification(v.view)))
-    report.check(verify.SAFETY, is_safe(v.view, ratio), "nbc/views",
+    report.check(verify.SAFETY, is_safe(v.view, ratio), "common/attr_class_counts",
                  f"rho = {ratio}, smallest rho {_rho_text(least)}")
     return report
 

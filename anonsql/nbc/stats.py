@@ -45,12 +45,14 @@ class Views:
 
 
 def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column: str) -> Views:
-    """P_c and N^i_{t,c} in one scan (sql/nbc/views.sql), classes in SQL sort order, plus the
-    table's distinct complete tuples (sql/nbc/complete_tuples.sql)."""
+    """N^i_{t,c} in one scan (sql/common/attr_class_counts.sql: a grouping set (A_i, C) per
+    attribute), P_c summed from the first attribute's set (its rows, NULL values included, are
+    every row once), classes in SQL sort order; plus the table's distinct complete tuples
+    (sql/nbc/complete_tuples.sql)."""
     comparable(table, [*attrs, class_column])
-    m = len(attrs)
-    text, params = sql.render("nbc/views", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
-                              cls=sql.column(class_column))
+    m = len(attrs)  # >= 1: nbc.job._prepare refuses an empty --attrs
+    text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.expr,
+                              attr=sql.columns(attrs), cls=sql.column(class_column))
     df = engine.fetch_df(text, params)
     g = df.iloc[:, :m].to_numpy(np.int64)
     n = df.iloc[:, 3 * m + 2].to_numpy(np.int64)
@@ -58,7 +60,7 @@ def load_views(engine: Engine, table: Table, attrs: Sequence[str], class_column:
     class_text = dict(zip(class_codes.tolist(), df.iloc[:, 3 * m + 1]))
     C = int(class_codes.max(initial=-1)) + 1
     P = [0] * C
-    for r in np.nonzero(g.sum(axis=1) == m)[0]:
+    for r in np.nonzero(g[:, 0] == 0)[0]:
         P[class_codes[r]] += int(n[r])
     N: list[list[list[Number]]] = []
     values: list[list[str]] = []
