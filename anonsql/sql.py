@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, reduce
 from importlib import resources
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,14 @@ _CLAUSE_LISTS = {
 def ident(name: str) -> exp.Identifier:
     """A user-supplied name as a quoted identifier: `select`, `a b`, `a"b` all stay names."""
     return exp.to_identifier(name, quoted=True)
+
+
+def unused_ident(base: str, taken: Sequence[str]) -> exp.Identifier:
+    """An internal alias that none of the `taken` names spells, in any case (`base`, `base_1`, ...):
+    for a query that puts its own column beside a user's columns in one select list."""
+    names = {t.lower() for t in taken}
+    candidates = (f"{base}_{i}" if i else base for i in count())
+    return ident(next(c for c in candidates if c.lower() not in names))
 
 
 def column(name: str, table: str | None = None) -> exp.Column:

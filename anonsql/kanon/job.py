@@ -13,7 +13,6 @@ from dataclasses import replace as replace_dc
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .. import identifiers, sql
 from ..catalog import Column, Table, find_table, get_table, holding_source, output_table, staged_output
@@ -242,12 +241,12 @@ def _changes_table(engine: Engine, changes: str | None, source: Table, target: s
     return ref
 
 
-def _write_changes(engine: Engine, table: sql.TableName, frame: pd.DataFrame) -> None:
+def _write_changes(engine: Engine, table: sql.TableName, frame: dict[str, np.ndarray]) -> None:
     """The private changes relation (sql/kanon/create_changes.sql), in the run's transaction."""
     d = engine.dialect
     engine.execute(*sql.render("kanon/create_changes", d, changes=table.expr))
-    if len(frame):
-        engine.insert_rows(table.expr.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame.columns), frame)
+    if len(frame["group_id"]):
+        engine.insert_rows(table.expr.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:
@@ -274,9 +273,8 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
     ]
     if not report.in_place:
         changed = {*report.qi, *report.dropped, *report.pseudonymized}
-        others = sql.columns([c for c in source.column_names if c not in changed])
-        checks += [(f"non-QI columns unchanged: must return 0 ({label})",
-                    sql.readable("common/rows_not_in", dialect, a=a, b=b, col=others))
-                   for label, a, b in (("source rows missing from the output", source.expr, out),
-                                       ("output rows not in the source", out, source.expr))]
+        others = [c for c in source.column_names if c not in changed]
+        checks.append(("non-QI columns unchanged: must return 0 (rows of either table without a twin in the other)",
+                       sql.readable("common/multiset_difference", dialect, a=source.expr, b=out,
+                                    col=sql.columns(others), side=sql.unused_ident("side", others))))
     return title, warnings, checks

@@ -3,7 +3,7 @@
 The output must be k-anonymous, keep the source's row count and class counts N(c), and differ
 from the source only by cells turned NULL: for every attribute j, value x and class c,
 N_out(x, c) <= N_src(x, c) (on the N(x_j, c) tables counted before the run). With a copy, the
-non-QI columns are also compared with the source as multisets (EXCEPT ALL both ways). None of
+non-QI columns are also compared with the source as multisets (one GROUP BY over both tables). None of
 this reuses the algorithm's code; each check is recorded on the report with the query file.
 """
 
@@ -57,12 +57,11 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
                  "" if suppressed == decided_cells else f"SQL counts {suppressed}, the algorithm {decided_cells}")
 
     if source is not None:
-        others = sql.columns([c for c in source.column_names if c not in {*qi, *changed}])
-        differ = 0
-        for a, b in ((source, out), (out, source)):
-            text, params = sql.render("common/rows_not_in", engine.dialect, a=a.expr, b=b.expr, col=others)
-            differ += int(engine.fetch_all(text, params)[0][0])
-        report.check("non-QI columns unchanged", differ == 0, "common/rows_not_in",
+        others = [c for c in source.column_names if c not in {*qi, *changed}]
+        text, params = sql.render("common/multiset_difference", engine.dialect, a=source.expr, b=out.expr,
+                                  col=sql.columns(others), side=sql.unused_ident("side", others))
+        differ = int(engine.fetch_all(text, params)[0][0])
+        report.check("non-QI columns unchanged", differ == 0, "common/multiset_difference",
                      "" if differ == 0 else f"{differ} rows differ outside the quasi-identifiers")
     return suppressed
 
