@@ -12,20 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from sqlglot import exp
 
 from . import sql
 from .catalog import Table, comparable
 from .engine import Engine
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 NULL_CODE = -1
 
 
 def encode(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes (int32, -1 for NULL) and the sorted dictionary of distinct non-NULL values."""
+    import pandas as pd  # where a frame is coded, not at start: the count tables below need no pandas
+
     codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
     return codes.astype(np.int32), np.asarray(uniques, dtype=object)
 
@@ -82,12 +87,14 @@ def class_counts(engine: Engine, table: Table, class_column: str) -> ClassCounts
     return ClassCounts(values, np.array([r[2] for r in rows], dtype=np.int64), labels)
 
 
-def _dictionary(codes: np.ndarray, labels: pd.Series) -> np.ndarray:
+def _dictionary(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """code -> label, from the (code, label) pairs of a result (every code 0..max occurs)."""
     known = codes >= 0
     out = np.empty(int(codes.max(initial=-1)) + 1, dtype=object)
-    out[codes[known]] = labels.to_numpy(object)[known]
+    out[codes[known]] = labels[known]
     return out
+
+
 
 
 #: The scratch tables of qi_class_counts: the grouped relation S and one dictionary per column.
@@ -145,12 +152,12 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
             values.append(out)
         tree = sql.template("common/qi_class_counts")
         codes_sql = dictionary_codes(tree, grouped, tables)
-        df = engine.fetch_df(*sql.bind(tree, d, dict(groups=groups, code=codes_sql)))
+        result = engine.fetch_columns(*sql.bind(tree, d, dict(groups=groups, code=codes_sql)))
     finally:
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
-    codes = df.iloc[:, :m].to_numpy(np.int64).astype(np.int32).reshape(len(df), m)
-    classes = df.iloc[:, m].to_numpy(np.int64).astype(np.int32)
-    counts = df.iloc[:, m + 1].to_numpy(np.int64)
+    codes = np.column_stack(result[:m]).astype(np.int32)
+    classes = result[m].astype(np.int32)
+    counts = result[m + 1].astype(np.int64)
     order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
     return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables)
 
@@ -174,15 +181,15 @@ def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_
     m = len(attrs)
     text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
                               cls=sql.column(class_column))
-    df = engine.fetch_df(text, params)
-    classes = df.iloc[:, 3 * m].to_numpy(np.int64)
-    class_values = _dictionary(classes, df.iloc[:, 3 * m + 1])
-    n = df.iloc[:, 3 * m + 2].to_numpy(np.int64)
+    result = engine.fetch_columns(text, params)
+    classes = result[3 * m].astype(np.int64)
+    class_values = _dictionary(classes, result[3 * m + 1])
+    n = result[3 * m + 2].astype(np.int64)
     values, counts, nulls = [], [], np.zeros((m, len(class_values)), np.int64)
     for j in range(m):
-        rows = (df.iloc[:, j].to_numpy(np.int64) == 0).nonzero()[0]
-        codes = df.iloc[rows, m + j].to_numpy(np.int64)
-        uniq = _dictionary(codes, df.iloc[rows, 2 * m + j])
+        rows = (result[j].astype(np.int64) == 0).nonzero()[0]
+        codes = result[m + j][rows].astype(np.int64)
+        uniq = _dictionary(codes, result[2 * m + j][rows])
         table_j = np.zeros((len(uniq), len(class_values)), np.int64)
         known = codes >= 0
         np.add.at(table_j, (codes[known], classes[rows][known]), n[rows][known])

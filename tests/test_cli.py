@@ -166,3 +166,25 @@ def test_a_command_imports_only_what_it_uses(argv):
             " if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+def test_a_kanon_run_on_duckdb_imports_neither_pandas_nor_arrow(tmp_path):
+    """A fast start (issue 11) for a whole run: counts come back as numpy columns and the decisions
+    go in as numpy columns (Engine.fetch_columns / insert_rows), so the CLI never pays pandas'
+    or pyarrow's import (checked in a fresh interpreter, not by timing)."""
+    import subprocess
+    import sys
+
+    import duckdb
+
+    db = str(tmp_path / "t.duckdb")
+    with duckdb.connect(db) as con:
+        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS b, IF(i % 2 = 0, 'x', 'y') AS c FROM range(200) r(i)")
+    argv = ["kanon", "--db", db, "--table", "t", "--qi", "a,b", "--class", "c", "--k", "5", "--changes", "ch",
+            "--json"]
+    code = ("import contextlib, io, json, sys\nfrom anonsql.cli import main\nout = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out): code = main({argv!r})\n"
+            "print(code, json.loads(out.getvalue())['ok'], ','.join(sorted(m for m in ('pandas', 'pyarrow', 'scipy', "
+            "'sklearn', 'matplotlib') if m in sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "True"]

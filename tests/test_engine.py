@@ -1,5 +1,6 @@
 """The Engine protocol on both engines: parameters, fetch shapes, transactions, connect errors."""
 
+import numpy as np
 import pytest
 
 import anonsql
@@ -19,6 +20,18 @@ def test_dialect_and_bound_parameters(engine, make_table):
     df = engine.fetch_df(text, params)
     assert list(df.columns) == ["groups", "rows"] and int(df["rows"][0]) == 3
     assert engine.fetch_arrow(text, params).num_rows == 1
+
+
+def test_fetch_columns_by_position_with_nulls_and_bulk_insert_of_numpy_columns(engine, make_table):
+    """fetch_columns: one numpy array per column by position (a repeated name stays its own column),
+    None for NULL; insert_rows takes numpy arrays by name (the kanon decisions' route, no pandas)."""
+    make_table("t", {"a": [1, 2], "s": ["x", None]})
+    tbl = catalog.get_table(engine, "t").expr.sql(engine.dialect)
+    a, s, a2 = engine.fetch_columns(f"SELECT a, s, a + 10 AS a FROM {tbl} ORDER BY 1")
+    assert a.astype(int).tolist() == [1, 2] and a2.astype(int).tolist() == [11, 12] and s.tolist() == ["x", None]
+    assert [len(c) for c in engine.fetch_columns(f"SELECT a, s FROM {tbl} WHERE a > 5")] == [0, 0]
+    engine.insert_rows(tbl, '"a", "s"', {"a": np.array([3, 4]), "s": np.array([None, "z"], dtype=object)})
+    assert table_rows(engine, "t") == [(1, "x"), (2, None), (3, None), (4, "z")]
 
 
 def test_transaction_rolls_back_on_error(engine, make_table):

@@ -7,6 +7,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
+    import numpy as np
     import pandas as pd
     import pyarrow as pa
 
@@ -38,11 +39,16 @@ class Engine(Protocol):
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         """Run a query and return an Arrow table."""
 
+    def fetch_columns(self, sql: str, params: Mapping[str, Any] | None = None) -> list[np.ndarray]:
+        """Run a query and return its columns by position as numpy arrays, NULL as None in an
+        object array: the count tables' route, which imports neither pandas nor Arrow (a fast start)."""
+
     def transaction(self) -> AbstractContextManager[None]:
         """One transaction: committed on success, rolled back on any exception."""
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
-        """Bulk-insert a DataFrame into an existing table (names already quoted by anonsql.sql)."""
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
+        existing table (names already quoted by anonsql.sql)."""
 
     def close(self) -> None:
         """Release the connection."""

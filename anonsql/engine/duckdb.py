@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import duckdb
+import numpy as np
 
 if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
     import pandas as pd
@@ -66,6 +67,9 @@ class DuckDBEngine:
             warnings.simplefilter("ignore", UserWarning)
             return self._run(sql, params).to_arrow_table()
 
+    def fetch_columns(self, sql: str, params: Mapping[str, Any] | None = None) -> list[np.ndarray]:
+        return [_unmasked(col) for col in self._run(sql, params).fetchnumpy().values()]  # repeated names: a_1
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         if self._depth:  # DuckDB has no savepoints: an inner block joins the outer one
@@ -87,7 +91,7 @@ class DuckDBEngine:
         finally:
             self._depth = 0
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
         self._con.register("__anonsql_frame", frame)
         try:
@@ -98,3 +102,14 @@ class DuckDBEngine:
     def close(self) -> None:
         if self._owned:
             self._con.close()
+
+
+def _unmasked(col: np.ndarray) -> np.ndarray:
+    """A column of fetchnumpy without numpy's mask: where it has NULLs, an object array with None."""
+    if not np.ma.isMaskedArray(col):
+        return np.asarray(col)
+    if not col.mask.any():
+        return np.ma.getdata(col)
+    out = np.ma.getdata(col).astype(object)
+    out[np.ma.getmaskarray(col)] = None
+    return out

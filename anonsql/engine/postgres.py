@@ -7,6 +7,8 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
@@ -81,6 +83,11 @@ class PostgresEngine:
             names = [d.name for d in cur.description]
             return pd.DataFrame.from_records(cur.fetchall(), columns=names)
 
+    def fetch_columns(self, sql: str, params: Mapping[str, Any] | None = None) -> list[np.ndarray]:
+        with self._cursor_run(sql, params) as cur:
+            rows, width = cur.fetchall(), len(cur.description)
+            return [np.fromiter((r[i] for r in rows), dtype=object, count=len(rows)) for i in range(width)]
+
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
         import pyarrow as pa
 
@@ -94,12 +101,15 @@ class PostgresEngine:
         with self._con.transaction():
             yield
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
-        import pandas as pd
-
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
         # Column-wise .tolist() gives plain Python values, which psycopg adapts.
-        data = [[None if pd.isna(v) else v for v in frame[c].tolist()] for c in frame.columns]
+        if isinstance(frame, Mapping):  # numpy arrays by name: None already stands for NULL
+            data = [frame[c].tolist() for c in frame]
+        else:
+            import pandas as pd
+
+            data = [[None if pd.isna(v) else v for v in frame[c].tolist()] for c in frame.columns]
         try:
             with self._con.cursor() as cur, cur.copy(stmt) as copy:
                 for row in zip(*data):

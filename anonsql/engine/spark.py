@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import sqlglot
@@ -231,6 +232,10 @@ class SparkEngine:
     def fetch_df(self, sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
         return self.fetch_arrow(sql, params).to_pandas()
 
+    def fetch_columns(self, sql: str, params: Mapping[str, Any] | None = None) -> list[np.ndarray]:
+        table = self.fetch_arrow(sql, params)
+        return [np.fromiter(col.to_pylist(), dtype=object, count=len(col)) for col in table.columns]
+
     # -- temporary tables: temporary views over data materialized once ------------------------------
 
     def _special(self, stmt: exp.Expr, sql: str, params: Mapping[str, Any] | None) -> bool:
@@ -257,13 +262,14 @@ class SparkEngine:
 
     # -- writing data -------------------------------------------------------------------------------
 
-    def _frame(self, data: pa.Table | pd.DataFrame) -> Any:
-        table = data if isinstance(data, pa.Table) else pa.Table.from_pandas(data, preserve_index=False)
+    def _frame(self, data: pa.Table | pd.DataFrame | Mapping[str, np.ndarray]) -> Any:
+        table = data if isinstance(data, pa.Table) else pa.table(dict(data)) if isinstance(data, Mapping) \
+            else pa.Table.from_pandas(data, preserve_index=False)
         # Spark reads plain Arrow types: dictionary and large/view strings become plain ones
         table = table.cast(pa.schema([pa.field(f.name, _plain(f.type)) for f in table.schema]))
         return self._spark.createDataFrame(table)
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame) -> None:
+    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         target = sqlglot.parse_one(table_sql, read="spark", into=exp.Table)
         df = self._frame(frame)
         key = target.name.lower()

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sqlglot import exp
 
 from .. import identifiers, sql
@@ -40,7 +39,7 @@ class SuppressionPlan:
     qi: list[str]
     class_column: str
     codes: np.ndarray  # (G, M+1) dictionary codes of the changed groups: y_1..y_m, then c (-1 = ⊥)
-    values: list[list[Any]]  # (G, M+1) their original QI values y and class c as text, None for ⊥
+    labels: list[np.ndarray]  # per QI, then the class: code -> the value's exact text
     suppress: np.ndarray  # (G, M) bool
     rows: np.ndarray  # (G,) N(y, c): the rows of each group
     dictionaries: list[exp.Table]  # the value dictionaries of the statistics, QIs then class
@@ -77,15 +76,24 @@ class SuppressionPlan:
     def _flag_names(self) -> list[str]:
         return [f"s_{j}" for j in range(len(self.qi))]
 
-    def changes(self) -> pd.DataFrame:
+    def values(self) -> list[list[Any]]:
+        """(G, M+1) the changed groups' original QI values y and class c as text, None for ⊥: built
+        only for a script or --changes (a plain run needs the codes alone)."""
+        texts = [np.append(labels, [None])[codes] for labels, codes in zip(self.labels, self.codes.T)]  # -1 -> None
+        return np.column_stack(texts).tolist()
+
+    def changes(self) -> dict[str, np.ndarray]:
         """The private changes relation (--changes, sql/kanon/create_changes.sql): per blanked cell
         pattern the group's number and original values, the column, its value, the rows."""
         names = [*self.qi, self.class_column]
-        return pd.DataFrame([[g, json.dumps(dict(zip(names, vals)), ensure_ascii=False), name,
-                              None if value is None else str(value), int(n)]
-                             for g, (vals, row, n) in enumerate(zip(self.values, self.suppress, self.rows))
-                             for name, value, blank in zip(self.qi, vals, row) if blank],
-                            columns=["group_id", "group_values", "column_name", "original_value", "row_count"])
+        rows = [(g, json.dumps(dict(zip(names, vals)), ensure_ascii=False), name,
+                 None if value is None else str(value), int(n))
+                for g, (vals, row, n) in enumerate(zip(self.values(), self.suppress, self.rows))
+                for name, value, blank in zip(self.qi, vals, row) if blank]
+        columns = {"group_id": np.int64, "group_values": object, "column_name": object, "original_value": object,
+                   "row_count": np.int64}
+        return {name: np.fromiter((r[i] for r in rows), dtype=dtype, count=len(rows))
+                for i, (name, dtype) in enumerate(columns.items())}
 
     def execute(self, engine: Engine, key: identifiers.Key | None = None) -> None:
         """Run the plan on `engine` (the caller holds the transaction); `key` for --pseudonymize.
@@ -96,9 +104,9 @@ class SuppressionPlan:
         engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions,
                                    code=[sql.ident(c) for c in self._code_names()],
                                    flag=[sql.ident(f) for f in self._flag_names()]))
-        frame = pd.DataFrame({**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
-                              **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}})
-        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame.columns), frame)
+        frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
+                 **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
+        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame), frame)
         analyze(engine, decisions)
         if d == "postgres":
             engine.fetch_all(*sql.render("kanon/hash_join", d))
@@ -161,9 +169,9 @@ class SuppressionPlan:
                                  cls=exp.alias_(self._class(), sql.ident(self.class_column)) if self.one_class
                                  else sql.column(self.class_column), src=self.source,
                                  flag=[exp.alias_(exp.false(), sql.ident(f)) for f in self.flags]))
-        script.rows(f"the decisions: {len(self.values):,} groups (y, c) change their pattern", readable,
+        script.rows(f"the decisions: {len(self.codes):,} groups (y, c) change their pattern", readable,
                     [*self.qi, self.class_column, *self.flags],
-                    [[*vals, *map(bool, row)] for vals, row in zip(self.values, self.suppress)])
+                    [[*vals, *map(bool, row)] for vals, row in zip(self.values(), self.suppress)])
         tree = sql.template("kanon/code_decisions")
         coded = dictionary_codes(tree.expression, sql.columns([*self.qi, self.class_column], table="r"),
                                  self.dictionaries)
@@ -194,9 +202,8 @@ def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, c
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
     suppress = (final_codes < 0) & (groups.codes >= 0)
     changed = np.flatnonzero(suppress.any(axis=1))
-    values = [[sql.plain(groups.values[j][code]) if code >= 0 else None for j, code in enumerate(groups.codes[g])]
-              + [sql.plain(groups.class_values[groups.classes[g]])] for g in changed]
     codes = np.column_stack([groups.codes[changed], groups.classes[changed]])
-    return SuppressionPlan(source, out, list(groups.qi), class_column, codes, values, suppress[changed],
+    return SuppressionPlan(source, out, list(groups.qi), class_column, codes, [*groups.values, groups.class_values],
+                           suppress[changed],
                            groups.counts[changed], groups.dictionaries, list(columns), copy, one_class, drop,
                            pseudonymize)
