@@ -39,10 +39,11 @@ typedef int32_t i32;
 
 /*
  * A trie node: the value of its level's attribute, first child (at a leaf: the tuple's key),
- * siblings, parent, and the smallest key below it (lets ties be settled without a visit).
+ * siblings, parent, the smallest key below it (lets ties be settled without a visit) and the
+ * number of tuples below it (a node with one tuple below is a chain: see search_band).
  */
 typedef struct {
-    i32 val, first, next, prev, par, minkey;
+    i32 val, first, next, prev, par, minkey, size;
 } Node;
 
 /* A child met while expanding a trie node: its bound and the partial sums down to it. */
@@ -89,6 +90,9 @@ typedef struct {
     i64 *class_alive;
     i32 *roots;
     i64 *band_pop;
+    i64 nbands;         /* bands a count can fall in: band_of(rows) + 1 */
+    i32 *vpres;         /* C x nbands x ventries: live tuples of the trie (c, band) with value v at level d;
+                           NULL (every value taken as present) where it would outweigh the tries */
     /* trie nodes */
     Node *nodes;
     i64 ncap, nused;
@@ -238,6 +242,7 @@ static i32 node_new(St *s, i32 parent, i32 value, i32 key) {
     nd->next = -1;
     nd->par = parent;
     nd->minkey = key;
+    nd->size = 0;
     if (parent >= 0) { /* push front into the parent's children */
         Node *pa = &s->nodes[parent];
         nd->next = pa->first;
@@ -256,25 +261,36 @@ static void node_unlink(St *s, i32 x) {
     s->nfree = x;
 }
 
+/* Count tuple y in or out of the values present per level in the trie (c, band b). */
+static void present(St *s, i64 c, int b, const i32 *y, i32 delta) {
+    if (!s->vpres) return;
+    i32 *pres = s->vpres + (c * s->nbands + b) * s->ventries;
+    for (i64 d = 0; d < s->M; d++) pres[s->eoff[d] + y[s->order[d]] + 1] += delta;
+}
+
 static int trie_insert(St *s, i64 key) {
     i64 c = s->cls[key];
     int b = band_of(s->cnt[key]);
     i32 *root = &s->roots[c * NBANDS + b];
     if (*root < 0 && (*root = node_new(s, -1, -1, INT32_MAX)) < 0) return -1;
     const i32 *y = s->pcodes + (i64)s->pid[key] * s->M;
+    present(s, c, b, y, 1);
     i32 x = *root;
     for (i64 d = 0; d < s->M - 1; d++) {
+        s->nodes[x].size++;
         if (key < s->nodes[x].minkey) s->nodes[x].minkey = (i32)key;
         i32 v = y[s->order[d]], ch = s->nodes[x].first;
         while (ch >= 0 && s->nodes[ch].val != v) ch = s->nodes[ch].next;
         if (ch < 0 && (ch = node_new(s, x, v, (i32)key)) < 0) return -1;
         x = ch;
     }
+    s->nodes[x].size++;
     if (key < s->nodes[x].minkey) s->nodes[x].minkey = (i32)key;
     /* the leaf: (y, c) is unique in S, so it is always new */
     i32 lf = node_new(s, x, y[s->order[s->M - 1]], (i32)key);
     if (lf < 0) return -1;
     s->nodes[lf].first = (i32)key;
+    s->nodes[lf].size = 1;
     s->leaf[key] = lf;
     s->band_pop[c * NBANDS + b]++;
     return 0;
@@ -283,6 +299,7 @@ static int trie_insert(St *s, i64 key) {
 static void trie_remove(St *s, i64 key) {
     i64 c = s->cls[key];
     int b = band_of(s->cnt[key]);
+    present(s, c, b, s->pcodes + (i64)s->pid[key] * s->M, -1);
     i32 x = s->leaf[key], p;
     for (;;) { /* drop the leaf and every ancestor left without children, root excepted */
         p = s->nodes[x].par;
@@ -290,7 +307,9 @@ static void trie_remove(St *s, i64 key) {
         if (s->nodes[p].par < 0 || s->nodes[p].first >= 0) break;
         x = p;
     }
-    for (; p >= 0 && s->nodes[p].minkey == key; p = s->nodes[p].par) { /* recompute min keys above */
+    for (; p >= 0; p = s->nodes[p].par) { /* sizes and min keys above */
+        s->nodes[p].size--;
+        if (s->nodes[p].minkey != key) continue;
         i32 m = INT32_MAX;
         for (i32 ch = s->nodes[p].first; ch >= 0; ch = s->nodes[ch].next)
             if (s->nodes[ch].minkey < m) m = s->nodes[ch].minkey;
@@ -349,6 +368,8 @@ static int trie_build(St *s, i64 *sorted, i32 *node_of) {
         if (root < 0) return -1;
         s->roots[c * NBANDS + band] = root;
         s->band_pop[c * NBANDS + band] = b - a;
+        s->nodes[root].size = (i32)(b - a);
+        for (i64 i = a; i < b; i++) present(s, c, band, s->pcodes + (i64)s->pid[sorted[i]] * M, 1);
         for (i64 d = 0; d < M; d++) {
             i32 prev_parent = -1, prev_node = -1;
             for (i64 i = a; i < b; i++) {
@@ -360,6 +381,7 @@ static int trie_build(St *s, i64 *sorted, i32 *node_of) {
                     prev_parent = parent;
                 }
                 Node *nd = &s->nodes[prev_node];
+                nd->size++;
                 if (key < nd->minkey) nd->minkey = (i32)key;
                 if (key < s->nodes[parent].minkey) s->nodes[parent].minkey = (i32)key;
                 node_of[i] = prev_node;
@@ -538,14 +560,32 @@ static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 
  * Per-slot lower bounds of the term Γ adds for trie level d when t' has value v there and
  * N(y',c) lies in [lo, hi]: 0 for v = y_j (no suppression); otherwise the term with the
  * counts that make it smallest (eq. 10: a_u grows with n', g falls with n'; eqs. 1, 2 grow
- * with n'). A value with N(v,c) < lo cannot occur in the band: +inf. Fills bm/bh/be, the
+ * with n'). A value with N(v,c) < lo cannot occur in the band: +inf; so does a value no live
+ * tuple of the band holds at that level (vpres = 0), which the search never meets, and the
+ * per-level minimum, maximum allowance and magnitude then run over the values every leaf of the
+ * band can hold, which is all (c) and (d) above need. Fills bm/bh/be, the
  * suffix sums sufm/sufh/sufe and q->err0 (the derivation above).
  */
-static void band_bounds(St *s, Search *q, i64 lo, i64 hi) {
+static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
     const double *L = s->ltab;
     i64 c = q->c, n = q->n;
     double mag_sum = 0.0;
     double la0 = fabs(L[s->a_base]);
+    if (s->cost == COST_MAR || s->cost == COST_HYBRID) {
+        /* The log reads of eq. 10 miss the cache (the table has one entry per row): request those
+         * of every slot first, so the misses overlap instead of following one another. */
+        for (i64 d = 0; d < s->M; d++) {
+            i64 j = s->order[d], nv = s->voff[j + 1] - s->voff[j];
+            const i32 *pres = s->vpres ? s->vpres + (c * s->nbands + band) * s->ventries + s->eoff[d] + 1 : NULL;
+            for (i64 v = 0; v < nv; v++) {
+                i64 N = s->ncur[vidx(s, j, v, c)];
+                if ((pres && pres[v] == 0) || N < lo) continue;
+                __builtin_prefetch(&L[s->a_base + N]);
+                __builtin_prefetch(&L[s->a_base + N - (hi < N ? hi : N)]);
+                __builtin_prefetch(&L[s->a_base + N - lo]);
+            }
+        }
+    }
     for (i64 d = 0; d < s->M; d++) {
         i64 j = s->order[d], nv = s->voff[j + 1] - s->voff[j];
         i32 a = q->y[j];
@@ -559,11 +599,14 @@ static void band_bounds(St *s, Search *q, i64 lo, i64 hi) {
             lt = (double)n * s->lphat[r];
         }
         double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
+        const i32 *pres = s->vpres ? s->vpres + (c * s->nbands + band) * s->ventries + s->eoff[d] : NULL;
         double minm = 0.0, maxe = 0.0, maxmag = 0.0;
         for (i64 e = 0; e <= nv; e++) { /* slot 0 = ⊥, slot v+1 = value v */
             i32 v = (i32)e - 1;
             double fm, fh = 0.0, fe = 0.0, mag = 0.0;
-            if (v == a) {
+            if (pres && pres[e] == 0) {
+                fm = INFINITY; /* no tuple of the band holds v at this level */
+            } else if (v == a) {
                 fm = 0.0;
             } else if (v < 0) { /* t' has ⊥ here: exact, w_j(t') = 0 */
                 if (s->cost == COST_HAM) fm = (double)wt;
@@ -663,6 +706,17 @@ static inline int hopeless(const Search *q, double b, i64 minkey) {
     return b > q->best || (b == q->best && minkey > q->best_key);
 }
 
+/* A leaf: exact Γ of the tuple key, ties to the smallest key. */
+static inline void leaf(St *s, Search *q, i64 key) {
+    if (key == q->t) return;
+    s->evaluations++;
+    double g = pair_cost(s, q->y, q->n, q->c, s->pcodes + (i64)s->pid[key] * s->M, s->cnt[key]);
+    if (g < q->best || (g == q->best && key < q->best_key)) {
+        q->best = g;
+        q->best_key = key;
+    }
+}
+
 /* Depth-first branch and bound over the trie of one (class, band); updates q->best. */
 static void search_band(St *s, Search *q, i32 root) {
     i64 top = 0;
@@ -679,15 +733,25 @@ static void search_band(St *s, Search *q, i32 root) {
         i64 d = s->stk_depth[top];
         double pm = s->stk_pm[top], ph = s->stk_ph[top], pe = s->stk_pe[top];
         if (hopeless(q, s->stk_bound[top], s->nodes[x].minkey)) continue; /* best improved since the push */
-        if (d == s->M) { /* a leaf: exact Γ, ties to the smallest key */
-            i64 key = s->nodes[x].first;
+        if (d == s->M) { /* a leaf */
+            leaf(s, q, s->nodes[x].first);
+            continue;
+        }
+        if (s->nodes[x].size == 1) {
+            /* A chain: one tuple below, its key is minkey. The loop below would meet one child per
+             * level, push it and pop it at once (q->best unchanged), so the same bounds and tests
+             * are made here from the tuple's codes, without loading the chain's nodes. */
+            i64 key = s->nodes[x].minkey;
             if (key == q->t) continue;
-            s->evaluations++;
-            double g = pair_cost(s, q->y, q->n, q->c, s->pcodes + (i64)s->pid[key] * s->M, s->cnt[key]);
-            if (g < q->best || (g == q->best && key < q->best_key)) {
-                q->best = g;
-                q->best_key = key;
+            const i32 *y2 = s->pcodes + (i64)s->pid[key] * s->M;
+            for (; d < s->M; d++) {
+                i64 e = (i64)y2[s->order[d]] + 1, o = s->eoff[d];
+                pm = pm + s->bm[o + e];
+                ph = ph + s->bh[o + e];
+                pe = pe + s->be[o + e];
+                if (hopeless(q, node_bound(s, q, pm, ph, pe, d + 1), key)) break;
             }
+            if (d == s->M) leaf(s, q, key);
             continue;
         }
         const double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
@@ -735,7 +799,7 @@ static i64 best_partner(St *s, i64 t, double *gamma) {
         if (pop == 0 || (pop == 1 && band_of(q.n) == b)) continue;
         i64 lo, hi;
         band_range(b, &lo, &hi);
-        band_bounds(s, &q, lo, hi);
+        band_bounds(s, &q, b, lo, hi);
         search_band(s, &q, s->roots[q.c * NBANDS + b]);
     }
     *gamma = q.best;
@@ -871,6 +935,17 @@ static PyObject *run(PyObject *self, PyObject *args) {
         if (nv > maxv) maxv = nv;
     }
     s.ventries = s.eoff[M];
+    {
+        i64 rows = 0;
+        for (i64 key = 0; key < T; key++) { /* a merged count is a sum of input counts */
+            i64 n = ((const i64 *)b_cnt.buf)[key];
+            rows += n > 0 ? n : 0;
+        }
+        s.nbands = band_of(rows) + 1;
+    }
+    /* Value presence pays where C x bands x values is small next to the tries (T x M nodes of 28
+     * bytes); many classes times a near-unique QI would make it the largest block: then it is off. */
+    if (C * s.nbands * s.ventries <= 7 * T * M + ((i64)1 << 20)) ALLOC(s.vpres, C * s.nbands * s.ventries);
     ALLOC(s.bm, s.ventries); ALLOC(s.bh, s.ventries); ALLOC(s.be, s.ventries);
     ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1); ALLOC(s.sufe, M + 1);
     s.kid_cap = maxv + 2;
@@ -935,7 +1010,7 @@ done:
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff,
                           s.bm, s.bh, s.be, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
-                          s.stk_bound, unull, u, sorted, node_of};
+                          s.stk_bound, unull, u, sorted, node_of, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
     Py_buffer *bufs[] = {&b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior,
