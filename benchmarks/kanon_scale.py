@@ -1,5 +1,5 @@
 """kanon at warehouse scale: the whole job (one process, start to exit) on Adult-like tables of
-10^4 .. 10^7 rows, each beside the DuckDB GROUP BY floor over the same columns measured in the same
+10^4 .. 10^8 rows, each beside the DuckDB GROUP BY floor over the same columns measured in the same
 run, the job as a multiple of it, and the peak memory of the job's process.
 
     python benchmarks/kanon_scale.py [--sizes 1e4,1e5,1e6,1e7] [--postgres 1e6] [--cross-check 1e5,3e6]
@@ -7,7 +7,8 @@ run, the job as a multiple of it, and the peak memory of the job's process.
 
 Rows: the class drawn from Adult's class frequencies, then each of the 8 QIs of Kameya & Hayashi
 drawn from Adult's class-conditional frequencies (benchmarks/common.synthetic_adult, vectorised
-here so 10^7 rows build in seconds); mar, k = 10, seed 0. `--cross-check` runs the compiled loop
+here so 10^7 rows build in seconds; above 10^7 in chunks of 10^7 rows, chunk i drawn with seed i);
+mar, k = 10, seed 0. `--cross-check` runs the compiled loop
 and the plain reference loop (anonsql.kanon.reference) on the same count table and compares the
 decisions, with the reference given `--reference-limit` seconds (it is O(iterations x tuples)).
 The machine's load average is recorded with every figure: the benchmark shares its cores.
@@ -66,8 +67,20 @@ def adult_like(rows: int, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(out)[KH_QI + [KH_CLASS]]
 
 
-def load(db: str, frame: pd.DataFrame, table: str) -> None:
-    """The frame as a table of VARCHAR columns (DuckDB file, or PostgreSQL through COPY)."""
+#: Tables above this many rows are drawn and loaded in chunks of it (chunk i with seed i), so 10^8
+#: rows never sit in one DataFrame; up to 10^7 a table is adult_like(n, seed=0) as before.
+CHUNK = 10**7
+
+
+def build(db: str, rows: int, table: str) -> None:
+    """An Adult-like table of `rows` rows in `db`, drawn and loaded CHUNK rows at a time."""
+    for i, start in enumerate(range(0, rows, CHUNK)):
+        load(db, adult_like(min(CHUNK, rows - start), seed=i), table, append=i > 0)
+
+
+def load(db: str, frame: pd.DataFrame, table: str, append: bool = False) -> None:
+    """The frame as a table of VARCHAR columns (DuckDB file, or PostgreSQL through COPY);
+    `append` adds its rows to the existing table (DuckDB)."""
     import anonsql
     from anonsql.data.loading import write_frame
 
@@ -81,7 +94,8 @@ def load(db: str, frame: pd.DataFrame, table: str) -> None:
     con = duckdb.connect(db)
     con.register("frame", frame)
     cols = ", ".join(f'CAST("{c}" AS VARCHAR) AS "{c}"' for c in frame.columns)
-    con.execute(f'CREATE OR REPLACE TABLE "{table}" AS SELECT {cols} FROM frame')
+    con.execute(f'INSERT INTO "{table}" SELECT {cols} FROM frame' if append
+                else f'CREATE OR REPLACE TABLE "{table}" AS SELECT {cols} FROM frame')
     con.close()
 
 
@@ -194,7 +208,7 @@ def main() -> None:
         for n in sorted(set(sizes(args.sizes)) | cross_sizes):
             db = f"{tmp}/scale_{n}.duckdb"
             table = f"adult_{n}"
-            load(db, adult_like(n), table)
+            build(db, n, table)
             row: dict = {"rows": n, "load_average": os.getloadavg()[0]}
             if n in set(sizes(args.sizes)):
                 row["duckdb_group_by_floor_seconds"] = round(floor(db, table), 3)
