@@ -152,6 +152,99 @@ def test_id3_distinct_tuples_follow_hidden_cells():
         assert p.tree(cell).describe() == id3.train(p.X, cell.row, 3, [0, 1, 2], p.domains).describe()
 
 
+def test_id3_branch_counts_match_the_rows_routed_to_them():
+    """A grown node's children get their class counts from the split's (value, class) table, ν
+    rows added to the largest branch: every node's population and majority equal those of the
+    training rows that reach it (ν following the most common child), over a whole tree."""
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 4, size=(300, 5))
+    X[rng.random(X.shape) < 0.1] = NU
+    X[:, 4] = np.abs(X[:, 4])  # a known class (ν rows are not trained on, which is tested apart)
+    X[:, 4] = np.where(X[:, 4] == 3, X[:, 0] % 3, X[:, 4])  # a class that partly follows column 0
+    tree = id3.train(X, 0, 4, [0, 1, 2, 3], [4] * 5)
+    seen = 0
+
+    def check(node, rows, parent_label):
+        nonlocal seen
+        counts = np.bincount(X[rows, 4], minlength=4)
+        assert node.population == len(rows)
+        assert node.label == (int(np.argmax(counts)) if len(rows) else parent_label)
+        seen += 1
+        if node.is_leaf:
+            return
+        values = X[rows, node.split]
+        common = node.most_common_child()
+        for v, child in node.children.items():
+            check(child, rows[(values == v) | ((values == NU) & (v == common))], node.label)
+
+    check(tree, np.arange(1, len(X)), 0)
+    assert seen > 40  # a tree of many nodes was checked
+
+
+def test_path_estimate_matches_the_full_partial_count_estimate():
+    """Section 4.1.1's estimate of one node computed along its path (`path_estimate`, integer
+    fractions, children's totals from aggregates) equals the full two-pass estimate, for every
+    node, subtree root and row left out, counts with zeros included (the even split)."""
+    from anonsql.protect.partial_counts import aggregates, estimate, path_estimate
+    from anonsql.protect.taxonomy import Taxonomy
+    tax = Taxonomy.from_nested("t", {"Any": {"Low": [1, 2], "Mid": [3, {"High": [4, 5, 6]}], "7": None}})
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        observed = rng.integers(0, 3, size=len(tax)) * (rng.random(len(tax)) < 0.6)
+        agg = aggregates(tax, observed)
+        members = [[m for m in range(len(tax)) if n in tax.lineage[m]] for n in range(len(tax))]
+        assert agg.tolist() == [int(observed[m].sum()) for m in members]
+        for less in [-1, *np.flatnonzero(observed).tolist()]:
+            fewer = observed.copy()
+            if less >= 0:
+                fewer[less] -= 1
+            for root in range(len(tax)):
+                full = estimate(tax, fewer, root)
+                for node in range(len(tax)):
+                    num, den = path_estimate(tax, observed.tolist(), agg.tolist(), node, root, less)
+                    assert F(num, den) == full[node], (observed, less, root, node)
+
+
+def test_g_scores_kept_up_to_date_match_a_recount():
+    """The -G naive Bayes statistics are kept up to date cell by cell and its scores reused until
+    what they read changes: after every generalization, hidden cell and revert (targets and
+    predictors, the scored tuple's own cells among them) the scores, a subset of them and the
+    exact pairwise comparison equal those of a model counted afresh from the data."""
+    from anonsql.protect.generalization import GeneralizedMicrodata
+    from anonsql.protect.taxonomy import Taxonomy
+    sev = Taxonomy.from_nested("s", {"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}})
+    dx = Taxonomy.from_nested("d", {"All": {"G": ["a", "b", "c"], "H": ["d", "e"]}})
+    leaves = lambda t: [n for n in range(len(t)) if not t.children[n]]  # noqa: E731
+    rng = np.random.default_rng(7)
+    taxes = [sev, sev, None, sev, dx]
+    X = np.column_stack([rng.choice(leaves(sev), 80), rng.choice(leaves(sev), 80), rng.integers(0, 3, 80),
+                         rng.choice(leaves(sev), 80), rng.choice(leaves(dx), 80)])
+    domains = [len(sev), len(sev), 3, len(sev), len(dx)]
+    p = GeneralizedMicrodata(X.copy(), domains, {4: [0, 1, 2, 3]}, k=2, taxonomies=taxes)
+    cells = [Cell(r, 4, int(X[r, 4])) for r in (0, 1, 2)]
+    for c in cells:
+        p.set(c.row, 4, dx.generalize(c.value, 1))
+    changes: list[tuple[int, int]] = []
+    for step in range(60):
+        r, col = int(rng.integers(0, 80)), int(rng.integers(0, 5))
+        x = int(p.X[r, col])
+        if step % 10 == 9:
+            p.revert(changes, len(changes) // 2)
+        elif x != NU and taxes[col] is not None and rng.random() < 0.8:
+            p.put(r, col, taxes[col].generalize(x, 1), changes)
+        elif x != NU:
+            p.hide(r, col, changes)
+        fresh = GeneralizedMicrodata(p.X.copy(), domains, {4: [0, 1, 2, 3]}, k=2, taxonomies=taxes)
+        for c in cells:
+            s, expect = p.g_scores(c), fresh.g_scores(c)
+            assert s == expect and p.g_scores(c) == expect
+            if not s:
+                continue
+            v, w = sorted(s)[:2]
+            assert p.g_scores(c, (w, v)) == {w: s[w], v: s[v]}
+            assert p.g_above(c, v, w) == (s[v] > s[w]) and p.g_above(c, w, v) == (s[w] > s[v])
+
+
 def test_hid3_example_5_and_table_3_5():
     p, cell, c, values = bob_without_chest_pain()
     out = deletion.hid3(p, cell, Fixed(c[GAS]))

@@ -33,6 +33,8 @@ from .naive_bayes import NU, tally
 from .partial_counts import aggregates, path_estimate
 from .taxonomy import Taxonomy
 
+_CACHED = 1 << 14  # the most scores a cache keeps before it starts over
+
 
 class GCounts:
     """Def. 4.1's statistics of one target over the whole microdata, by taxonomy node and kept
@@ -40,8 +42,10 @@ class GCounts:
     pairs[a][g][x] (rows whose target is node g holding node x in predictor a, ν left out),
     with their aggregates over taxonomy subtrees (Section 4.1.1's upward pass): agg_classes[g]
     for the target, agg_pairs[a][g][x] for each predictor that has a taxonomy. Python ints.
-    `version` counts the changes of the class counts (key None) and of each (a, g) row of
-    pairs, so that an estimate computed from them is reused until they change (`estimate`)."""
+    `version` counts the changes of the class counts and `versions[a][g]` those of pairs row
+    (a, g), so that an estimate computed from them is reused until they change (`estimate`);
+    `changed[g]` counts the changes of any pairs row of class g, and `changes` every change,
+    so that Def. 4.1's scores are reused until what they read changes (`scores`, `g_scores`)."""
 
     def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],
                  taxonomies: Sequence[Taxonomy | None]) -> None:
@@ -56,37 +60,51 @@ class GCounts:
         self.agg_classes: list[int] = self.classes if tax is None else aggregates(tax, classes).tolist()
         self.pairs: dict[int, list[list[int]]] = {}
         self.agg_pairs: dict[int, list[list[int]]] = {}
-        for a in self.attrs:
-            both = known & (codes[:, a] != NU)
-            joint = tally(labels[both] * domains[a] + codes[both, a], w[both], domains[target] * domains[a])
-            table = joint.reshape(domains[target], domains[a]).astype(np.int64)
-            self.pairs[a] = table.tolist()
-            ta = self.taxes[a]
-            if ta is not None:
-                self.agg_pairs[a] = aggregates(ta, table).tolist()
+        if self.attrs:  # every predictor's (class, value) table from one tally
+            k, width = len(self.attrs), max(domains[a] for a in self.attrs)
+            values = codes[:, self.attrs]
+            both = known[:, None] & (values != NU)
+            keys = (np.arange(k) * domains[target] + labels[:, None]) * width + values
+            joint = tally(keys[both], np.broadcast_to(w[:, None], values.shape)[both],
+                          k * domains[target] * width).reshape(k, domains[target], width)
+            for n, a in enumerate(self.attrs):
+                self.pairs[a] = joint[n, :, :domains[a]].tolist()
+            for ta in {id(t): t for t in self.taxes.values() if t is not None}.values():
+                alike = [n for n, a in enumerate(self.attrs) if self.taxes[a] is ta]  # one pass per taxonomy
+                for n, table in zip(alike, aggregates(ta, joint[alike, :, :len(ta)]).tolist()):
+                    self.agg_pairs[self.attrs[n]] = table
         self.reads = {target, *self.attrs}
-        self.version: dict[tuple[int, int] | None, int] = {}
+        self.version = 0
+        self.versions: dict[int, list[int]] = {a: [0] * domains[target] for a in self.attrs}
+        self.changed: list[int] = [0] * domains[target]
+        self.changes = 0
         self._estimates: dict[tuple, tuple[int, tuple[int, int]]] = {}
+        self._products: dict[tuple, tuple[int, int, int, list[tuple[int, int, int]]]] = {}
+        self._scores: dict[tuple, tuple[int, int, int, int]] = {}
 
     def account(self, row: np.ndarray, sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row's contributions."""
-        g = int(row[self.target])
+        codes = row.tolist()
+        g = codes[self.target]
         if g == NU:
             return
         self.classes[g] += sign
-        self.version[None] = self.version.get(None, 0) + 1
+        self.version += 1
+        self.changes += 1
         if self.tax is not None:
             for n in self.tax.lineage[g]:
                 self.agg_classes[n] += sign
         for a in self.attrs:
-            self.count(a, g, int(row[a]), sign)
+            self.count(a, g, codes[a], sign)
 
     def count(self, a: int, g: int, x: int, sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row of class node g holding x in predictor a."""
         if x == NU:
             return
         self.pairs[a][g][x] += sign
-        self.version[(a, g)] = self.version.get((a, g), 0) + 1
+        self.versions[a][g] += 1
+        self.changed[g] += 1
+        self.changes += 1
         tax = self.taxes[a]
         if tax is not None:
             agg = self.agg_pairs[a][g]
@@ -96,13 +114,70 @@ class GCounts:
     def estimate(self, a: int | None, v: int, node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
         """`path_estimate` of `node` over the class counts (a None; `v` unused) or over predictor
         a's counts within class v, kept until those counts change."""
-        key, ver = (a, v, node, root, less), self.version.get(None if a is None else (a, v), 0)
+        key, ver = (a, v, node, root, less), self.version if a is None else self.versions[a][v]
         hit = self._estimates.get(key)
         if hit is None or hit[0] != ver:
-            tax, agg = (self.tax, self.agg_classes) if a is None else (self.taxes[a], self.agg_pairs[a][v])
+            tax, observed, agg = ((self.tax, self.classes, self.agg_classes) if a is None
+                                  else (self.taxes[a], self.pairs[a][v], self.agg_pairs[a][v]))
             assert tax is not None
-            hit = self._estimates[key] = (ver, path_estimate(tax, agg, node, root, less))
+            hit = self._estimates[key] = (ver, path_estimate(tax, observed, agg, node, root, less))
         return hit[1]
+
+    def ratios(self, g: int, known: tuple[tuple[int, int], ...], leaves: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """Def. 4.1's score of each of `leaves` as an integer fraction (numerator, denominator
+        > 0) for a tuple whose target is node g and whose known predictor values are `known`
+        ((column, node) pairs): each leaf's is reused until the class counts or its own pairs
+        change (a cell changed within another class leaves it as it was)."""
+        if len(self._scores) > _CACHED:  # bounded: the keys follow the tuples asked about
+            self._scores.clear()
+            self._products.clear()
+        n = self.agg_classes[g] - 1  # D - d_i within the subtree of g: the tuple's own target is g
+        ver = self.version
+        out = {}
+        for v in leaves:
+            hit = self._scores.get((v, g, known))
+            if hit is None or hit[0] != ver or hit[1] != self.changed[v]:
+                hit = self._scores[(v, g, known)] = (ver, self.changed[v], *self._score(v, g, n, known))
+            out[v] = hit[2], hit[3]
+        return out
+
+    def _score(self, v: int, g: int, n: int, known: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+        """Leaf v's score: the estimated class count total = tn/td, then total/n times
+        hits/total per known predictor, hits estimated within class v, as one integer fraction."""
+        tn, td = self.estimate(None, 0, v, root=g, less=g)
+        if not (n and tn):
+            return 0, 1
+        hn, hd = self._product(v, g, known)
+        if not hn:
+            return 0, 1
+        k = len(known)
+        return tn * td ** k * hn, td * n * tn ** k * hd
+
+    def _product(self, v: int, g: int, known: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+        """The product of the known predictors' hits within class v, an integer fraction (0, 1
+        when one is 0), reused until v's pairs change, then only the changed predictors' hits
+        recomputed; d_i's own values leave the counts when v is its target (a leaf target)."""
+        key = (v, v == g, known)
+        hit = self._products.get(key)
+        if hit is not None and hit[0] == self.changed[v]:
+            return hit[1], hit[2]
+        before = hit[3] if hit is not None else None
+        factors = []
+        num, den = 1, 1
+        for n, (a, x) in enumerate(known):
+            ver = self.versions[a][v]
+            if before is not None and before[n][0] == ver:
+                f = before[n]
+            elif self.taxes[a] is None:
+                f = (ver, self.pairs[a][v][x] - (v == g), 1)
+            else:
+                f = (ver, *self.estimate(a, v, x, less=x if v == g else -1))
+            factors.append(f)
+            num, den = num * f[1], den * f[2]
+        if not num:
+            num, den = 0, 1
+        self._products[key] = (self.changed[v], num, den, factors)
+        return num, den
 
     def within(self, v: int, a: int, row: np.ndarray | None = None) -> tuple[list[int], list[int]]:
         """Column a's counts per node and their aggregates over the rows whose target is node v
@@ -131,6 +206,7 @@ class GeneralizedMicrodata(Microdata):
         super().__post_init__()
         self._stack: dict[tuple[int, int], list[int]] = {}
         self._g: dict[int, GCounts] = {}
+        self._asked: dict[tuple, list] = {}
         self.coins: dict[tuple[int, int], bool] = {}
 
     def tax(self, col: int) -> Taxonomy:
@@ -183,36 +259,42 @@ class GeneralizedMicrodata(Microdata):
             self._g[target] = GCounts(*self.weighted(), target, self.attrs[target], self.domains, self.taxonomies)
         return self._g[target]
 
-    def g_scores(self, cell: Cell) -> dict[int, Fraction]:
-        """p(v|d_i) up to 1/p(d_i) for every v in V_candidate (Def. 4.1): the class counts and
-        each predictor's counts within a class are partial-count estimates (Section 4.1.1);
-        a predictor's counts come from the rows whose class is exactly v (Table 4.6). Empty when
-        the cell is ν (its tuple deleted)."""
+    def g_scores(self, cell: Cell, only: tuple[int, ...] | None = None) -> dict[int, Fraction]:
+        """p(v|d_i) up to 1/p(d_i) for every v in V_candidate (Def. 4.1), or for the v of
+        `only` (leaves under the cell's value): the class counts and each predictor's counts
+        within a class are partial-count estimates (Section 4.1.1); a predictor's counts come
+        from the rows whose class is exactly v (Table 4.6). Empty when the cell is ν (its
+        tuple deleted)."""
+        asked = self._ratios(cell, only)
+        if asked[3] is None:
+            asked[3] = {v: Fraction(*r) for v, r in asked[2].items()}
+        return dict(asked[3])
+
+    def g_above(self, cell: Cell, v: int, w: int) -> bool:
+        """p(v|d_i) > p(w|d_i) (Def. 4.1), v and w in V_candidate of a cell not deleted,
+        compared exactly by cross-multiplication."""
+        r = self._ratios(cell, (v, w))[2]
+        return r[v][0] * r[w][1] > r[w][0] * r[v][1]
+
+    def _ratios(self, cell: Cell, only: tuple[int, ...] | None) -> list:
+        """[counts, their change count, {v: score as (numerator, denominator)}, the scores as
+        Fractions once asked for]: `GCounts.ratios` for the cell's tuple, kept until a count
+        changes (cells change through `set` only, so the same question gets the same answer)."""
         i, t = cell.row, cell.target
-        tax = self.tax(t)
-        row = self.row(i)
-        g = int(row[t])
-        if g == NU:  # the tuple was deleted: nothing is left to predict
-            return {}
         c = self.g_counts(t)
-        n = c.agg_classes[g] - 1  # D - d_i within the subtree of g: the tuple's own target is g
-        known = [(a, x, self.taxonomies[a]) for a in self.attrs[t] if (x := int(row[a])) != NU]
-        scores = {}
-        for v in tax.leaves_under(g):
-            # the estimated class count total = tn/td; the score, an integer fraction num/den:
-            # total/n times hits/total per known predictor, hits estimated within class v
-            tn, td = c.estimate(None, 0, v, root=g, less=g)
-            num, den = (tn, td * n) if n else (0, 1)
-            for a, x, ta in known:
-                if not num:
-                    break
-                if ta is None:  # a leaf target: d_i's own value leaves the counts
-                    hn, hd = c.pairs[a][v][x] - (v == g), 1
-                else:
-                    hn, hd = c.estimate(a, v, x, less=x if v == g else -1)
-                num, den = num * hn * td, den * hd * tn
-            scores[v] = Fraction(num, den)
-        return scores
+        key = (i, t, only)
+        hit = self._asked.get(key)
+        if hit is not None and hit[0] is c and hit[1] == c.changes:
+            return hit
+        tax = self.tax(t)
+        if len(self._asked) > _CACHED:
+            self._asked.clear()
+        row = self.row(i).tolist()
+        g = row[t]
+        out = {} if g == NU else c.ratios(  # ν: the tuple was deleted, nothing is left to predict
+            g, tuple((a, row[a]) for a in self.attrs[t] if row[a] != NU), tax.leaves_under(g) if only is None else only)
+        hit = self._asked[key] = [c, c.changes, out, None]
+        return hit
 
     def g_predicts(self, cell: Cell) -> bool:
         """Assertion (4.9): p(v_actual|d_i) > p(v|d_i) for every other v in V_candidate (never
@@ -287,9 +369,10 @@ def _max_impact(p: GeneralizedMicrodata, cell: Cell, lam: int, done: set[int]) -
 
 
 def _above(p: GeneralizedMicrodata, cell: Cell, rnbg: int) -> bool:
-    s = p.g_scores(cell)
-    p._log("p", s[cell.value], s[rnbg])
-    return s[cell.value] > s[rnbg]
+    if p.trace is not None:
+        s = p.g_scores(cell, (cell.value, rnbg))
+        p._log("p", s[cell.value], s[rnbg])
+    return p.g_above(cell, cell.value, rnbg)
 
 
 def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[tuple[Any, int]]) -> None:
@@ -385,12 +468,11 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
                 if src == dst:
                     continue
                 ids, codes = p.select({t: src})
-                for r, row in zip(ids, codes):
-                    s = p.g_scores(cell)
-                    p._log("p", s[cell.value], s[v])
-                    if not s[cell.value] > s[v]:
+                shares = np.any((codes[:, preds] == mine) & (mine != NU), axis=1).tolist()
+                for r, share in zip(ids, shares):
+                    if not _above(p, cell, v):
                         break
-                    if r != i and not np.any((row[preds] == mine) & (mine != NU)):
+                    if r != i and not share:
                         p.put(r, t, dst, changes)
         if p.g_predicts(cell):
             p.revert(changes)
@@ -414,8 +496,8 @@ def dropp_ratios(p: GeneralizedMicrodata, cell: Cell, rnbg: int, original: np.nd
             continue
         f = {}
         for v in (rnbg, cell.value):
-            _, agg = c.within(v, a, row)
-            f[v] = tuple(path_estimate(tax, agg, tax.generalize(x, level)) for level in (lam, lam - 1))
+            own = int(row[a]) if int(row[t]) == v else -1  # D - d_i: the tuple's own value leaves class v
+            f[v] = tuple(c.estimate(a, v, tax.generalize(x, level), less=own) for level in (lam, lam - 1))
         (rn, rd), (rn1, rd1) = f[rnbg]
         (vn, vd), (vn1, vd1) = f[cell.value]
         if rn1 * vn:
@@ -456,19 +538,29 @@ def dropp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     return _levels(p, cell, chance, attempt) or p.delete(cell, [])
 
 
-def _matching(node: id3.Node, x: int, tax: Taxonomy | None) -> int:
+def _matching(node: id3.Node, x: int, tax: Taxonomy | None,
+              memo: dict[tuple[id3.Node, int], int] | None = None) -> int:
     """The first of children_Match (Figure 4.7), the children whose value is `x` or below it,
-    the most populated first (ties by code); a ν value matches the most common child only."""
+    the most populated first (ties by code); a ν value matches the most common child only.
+    `memo` keeps the answers of one fixed tree (a walk asks the same ones again and again)."""
+    if memo is not None and (hit := memo.get((node, x))) is not None:
+        return hit
     if x == NU:
-        return node.most_common_child()
-    return next(v for v in node.ranked() if v == x or (tax is not None and tax.is_descendant(v, x)))
+        out = node.most_common_child()
+    else:
+        out = next(v for v in node.ranked() if v == x or (tax is not None and tax.is_descendant(v, x)))
+    if memo is not None:
+        memo[(node, x)] = out
+    return out
 
 
-def classify(node: id3.Node, row: np.ndarray, taxonomies: Sequence[Taxonomy | None]) -> int:
+def classify(node: id3.Node, row: np.ndarray, taxonomies: Sequence[Taxonomy | None],
+             memo: dict[tuple[id3.Node, int], int] | None = None) -> int:
     """v_π of an ID3 tree for a tuple whose values may be generalized: a generalized value
     follows its most populated matching child."""
     while not node.is_leaf:
-        node = node.children[_matching(node, int(row[node.split]), taxonomies[node.split])]
+        a = node.split
+        node = node.children[_matching(node, int(row[a]), taxonomies[a], memo)]
     return node.label
 
 
@@ -511,22 +603,47 @@ def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
             row[a] = old
         del log[mark:]
 
-    def hide(node: id3.Node) -> bool:
+    # the tree of the current level (trained to check exposure, then walked), its child
+    # matches, and the walks known to fail, by node and the tuple's values in the columns its
+    # subtree can split on (a failed walk leaves the tuple as it found it and reads nothing
+    # else, so asking again gives False again)
+    tree: list[id3.Node] = []
+    matches: dict[tuple[id3.Node, int], int] = {}
+    failed: set[tuple[id3.Node, bytes]] = set()
+
+    def exposed() -> bool:
+        """`id3_g_predicts` (the tuple is not deleted here), keeping the tree for `attempt`."""
+        tree[:] = [train_g(p, cell)]
+        matches.clear()
+        failed.clear()
+        return classify(tree[0], p.row(i), p.taxonomies, matches) == cell.value
+
+    def hide(node: id3.Node, free: np.ndarray) -> bool:
         if node.is_leaf:
             return node.label != cell.value
-        if classify(node, row, p.taxonomies) != cell.value:
+        key = (node, row[free].tobytes())
+        if key in failed:
+            return False
+        if walk(node, free):
+            return True
+        failed.add(key)
+        return False
+
+    def walk(node: id3.Node, free: np.ndarray) -> bool:
+        if classify(node, row, p.taxonomies, matches) != cell.value:
             return True
         a, tax = node.split, p.taxonomies[node.split]
+        below = free[free != a]
         if row[a] == NU:
-            return hide(node.children[_matching(node, NU, tax)])
+            return hide(node.children[_matching(node, NU, tax, matches)], below)
         mark = len(log)
         top = 0 if tax is None or original[a] == NU else tax.depth(int(original[a]))
         lam = 0 if tax is None else top - tax.depth(int(row[a]))
         mc = node.most_common_child(prefer=int(row[a]) if int(row[a]) in node.children else None)
         while True:
-            first = _matching(node, int(row[a]), tax)
+            first = _matching(node, int(row[a]), tax, matches)
             if first != mc:
-                if hide(node.children[first]):
+                if hide(node.children[first], below):
                     return True
                 if lam >= top:
                     break
@@ -536,7 +653,7 @@ def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
             if lam < top:
                 lam += 1
                 put(a, p.tax(a).generalize(int(original[a]), lam))
-            if hide(node.children[_matching(node, int(row[a]), tax)]):
+            if hide(node.children[_matching(node, int(row[a]), tax, matches)], below):
                 return True
             if lam >= top:
                 break
@@ -546,14 +663,14 @@ def hid3_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     def attempt(_scores) -> Outcome | None:
         row[:] = p.row(i)
         del log[:]
-        if not hide(train_g(p, cell)):
+        if not hide(tree[0], np.asarray(p.attrs[cell.target], dtype=np.intp)):
             return None
         changes: list[tuple[Any, int]] = []
         for a, _, code in log:
             p.put(i, a, code, changes)
         return Outcome(SUPPRESSED, changes)
 
-    return _levels(p, cell, chance, attempt, exposed=lambda: id3_g_predicts(p, cell)) or p.delete(cell, [])
+    return _levels(p, cell, chance, attempt, exposed=exposed) or p.delete(cell, [])
 
 
 def _pending_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> tuple[list[Outcome], dict[int, int]]:

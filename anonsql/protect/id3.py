@@ -16,7 +16,7 @@ path and the subtrees it inspects, not the whole tree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,39 +45,53 @@ class Node:
                  children: dict[int, Node] | None = None) -> None:
         self.label, self.population = label, population  # majority class; training rows (ν rows included)
         self._attr, self._children = attr, children if children is not None or attr is not None else {}
-        self._source: tuple[_Data, np.ndarray, list[int]] | None = None
+        self._source: tuple[_Data, np.ndarray, list[int], np.ndarray] | None = None
         self._ranked: list[int] | None = None
 
     @classmethod
     def grown(cls, data: _Data, idx: np.ndarray, free: list[int], default: int) -> Node:
         """A lazy node over the distinct tuples `idx` that may split on the attribute columns `free`."""
         counts = np.bincount(data.codes[idx, 0], weights=data.w[idx], minlength=data.n_classes)
-        population = int(round(float(counts.sum())))
-        node = cls(int(np.argmax(counts)) if population else default, population)  # first maximum: lowest code
-        if population and int((counts > 0).sum()) > 1 and free:
-            node._children, node._source = None, (data, idx, free)
-        return node
+        return cls._made(data, free, default, counts[None, :], lambda _: idx)[0]
+
+    @classmethod
+    def _made(cls, data: _Data, free: list[int], default: int, counts: np.ndarray,
+              part: Callable[[int], np.ndarray]) -> list[Node]:
+        """Nodes from their weighted class counts, one per row of `counts`; a node that can
+        split keeps its distinct tuples (part(n) for the n-th) for its growth."""
+        populations = np.rint(counts.sum(axis=1)).astype(np.int64).tolist()
+        labels = np.argmax(counts, axis=1).tolist()  # first maximum: lowest code
+        mixed = ((counts > 0).sum(axis=1) > 1).tolist()
+        out = []
+        for n, (population, label) in enumerate(zip(populations, labels)):
+            node = cls(label if population else default, population)
+            if population and mixed[n] and free:
+                node._children, node._source = None, (data, part(n), free, counts[n])
+            out.append(node)
+        return out
 
     def _grow(self) -> None:
         if self._source is None:
             return
-        d, idx, free = self._source
+        d, idx, free, counts = self._source
         self._source, self._children = None, {}
-        gains = _gains(d, idx, free)
+        gains, joint = _gains(d, idx, free)
         top = float(gains.max())
         best = next(n for n, g in enumerate(gains) if g > top - _EPS)
         if gains[best] <= _EPS:
             return
         col = free[best]
         a = d.attrs[col]
-        values, w = d.codes[idx, 1 + col], d.w[idx]
-        size = np.bincount(values[values != NU], weights=w[values != NU], minlength=d.domains[a])
-        common = int(np.argmax(size))  # the largest branch, ties to the lowest code
-        rest = [c for c in free if c != col]
+        # each branch's class counts from the gains' (value, class) table: the weights are
+        # whole numbers, so these float sums are exact in any order
+        table = joint[best, :d.domains[a]]
+        common = int(np.argmax(table.sum(axis=1)))  # the largest branch, ties to the lowest code
+        table[common] += counts - table.sum(axis=0)  # rows with ν in the split go to it
+        values = d.codes[idx, 1 + col]
         self._attr = a
-        for v in range(d.domains[a]):
-            part = idx[(values == v) | ((values == NU) & (v == common))]
-            self._children[v] = Node.grown(d, part, rest, self.label)
+        kids = Node._made(d, [c for c in free if c != col], self.label, table,
+                          lambda v: idx[(values == v) | (values == NU)] if v == common else idx[values == v])
+        self._children = dict(enumerate(kids))
 
     @property
     def attr(self) -> int | None:
@@ -143,9 +157,10 @@ def _entropy(counts: np.ndarray) -> np.ndarray:
     return -(p * np.log2(p, out=np.zeros_like(p), where=p > 0)).sum(axis=-1)
 
 
-def _gains(d: _Data, idx: np.ndarray, free: list[int]) -> np.ndarray:
+def _gains(d: _Data, idx: np.ndarray, free: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """The gain of every free attribute at a node, from one weighted bincount of
-    (attribute, value, class); ν values are left out and the gain scaled by the known share."""
+    (attribute, value, class), and that count table; ν values are left out and the gain
+    scaled by the known share."""
     nc = d.n_classes
     width = max(d.domains[d.attrs[c]] for c in free)
     labels, w = d.codes[idx, 0], d.w[idx]
@@ -160,7 +175,7 @@ def _gains(d: _Data, idx: np.ndarray, free: list[int]) -> np.ndarray:
     safe = np.where(n_known > 0, n_known, 1)
     rest = (sizes / safe[:, None] * _entropy(joint)).sum(axis=1)
     gains = n_known / total * (_entropy(joint.sum(axis=1)) - rest)
-    return np.where(n_known > 0, gains, 0.0)
+    return np.where(n_known > 0, gains, 0.0), joint
 
 
 def build(X: np.ndarray, rows: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],

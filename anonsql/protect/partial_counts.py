@@ -40,11 +40,13 @@ def estimate(tax: Taxonomy, observed: Sequence[int | Fraction] | np.ndarray, roo
     return est
 
 
-def path_estimate(tax: Taxonomy, agg: Sequence[int], node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
+def path_estimate(tax: Taxonomy, observed: Sequence[int], agg: Sequence[int], node: int, root: int = 0,
+                  less: int = -1) -> tuple[int, int]:
     """`estimate(tax, observed, root)[node]` as an integer fraction (numerator, denominator),
     computed along the one path from `root` down to `node` from `agg`, every node's aggregate
-    (its subtree's observed total, `aggregates`); `less` >= 0 counts one row less at that node
-    (so at each of its ancestors too). (0, 1) when `node` lies outside the subtree of `root`."""
+    (its subtree's observed total, `aggregates`), so that a node's children hold agg - observed
+    of it; `less` >= 0 counts one row less at that node (so at each of its ancestors too).
+    (0, 1) when `node` lies outside the subtree of `root`."""
     line = tax.lineage[node]
     if root not in line:
         return 0, 1
@@ -52,29 +54,20 @@ def path_estimate(tax: Taxonomy, agg: Sequence[int], node: int, root: int = 0, l
     path = line[:line.index(root) + 1]
     num, den = agg[root] - (root in minus), 1
     for parent, child in zip(path[:0:-1], path[-2::-1]):
-        kids = tax.children[parent]
-        total = sum(agg[k] - (k in minus) for k in kids)
+        # the children's total; one row less in the child on the way to `less` below parent
+        total = agg[parent] - observed[parent] - (parent != less and parent in minus)
         if total:
             num, den = num * (agg[child] - (child in minus)), den * total
         else:
-            den *= len(kids)
+            den *= len(tax.children[parent])
     return int(num), int(den)
 
 
 def aggregates(tax: Taxonomy, observed: np.ndarray) -> np.ndarray:
-    """Every node's aggregate (the observed total of its subtree) along the last axis of `observed`."""
-    return np.asarray(observed, dtype=np.int64) @ _members(tax).T
-
-
-_MEMBERS: dict[int, tuple[Taxonomy, np.ndarray]] = {}
-
-
-def _members(tax: Taxonomy) -> np.ndarray:
-    """M[n, m] = 1 when m lies in the subtree of n (so M @ counts gives every aggregate)."""
-    hit = _MEMBERS.get(id(tax))
-    if hit is None or hit[0] is not tax:
-        m = np.zeros((len(tax), len(tax)), dtype=np.int64)
-        for n in range(len(tax)):
-            m[n, tax.subtree(n)] = 1
-        hit = _MEMBERS[id(tax)] = (tax, m)
-    return hit[1]
+    """Every node's aggregate (the observed total of its subtree) along the last axis of
+    `observed`: nodes are numbered in pre-order, so adding each node into its parent from the
+    last node back gives every subtree's total (exact integers)."""
+    out = np.array(observed, dtype=np.int64)
+    for n in range(len(tax) - 1, 0, -1):
+        out[..., tax.parents[n]] += out[..., n]
+    return out
