@@ -179,7 +179,8 @@ def test_a_kanon_run_on_duckdb_imports_neither_pandas_nor_arrow(tmp_path):
 
     db = str(tmp_path / "t.duckdb")
     with duckdb.connect(db) as con:
-        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS b, IF(i % 2 = 0, 'x', 'y') AS c FROM range(200) r(i)")
+        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS b, IF(i % 2 = 0, 'x', 'y') AS c "
+                    "FROM range(200) r(i)")
     argv = ["kanon", "--db", db, "--table", "t", "--qi", "a,b", "--class", "c", "--k", "5", "--changes", "ch",
             "--json"]
     code = ("import contextlib, io, json, sys\nfrom anonsql.cli import main\nout = io.StringIO()\n"

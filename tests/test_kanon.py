@@ -45,7 +45,8 @@ def test_copy_is_k_anonymous_and_source_untouched(db, engine, make_table):
     assert {c.name: c.query for c in r.checks} == {
         "k-anonymity": "common/violations_summary", "same rows": "common/row_count",
         "same class counts": "common/class_counts", "only NULLs added": "common/attr_class_counts",
-        "suppressed cells as decided": "common/attr_class_counts", "non-QI columns unchanged": "common/multiset_difference"}
+        "suppressed cells as decided": "common/attr_class_counts",
+        "non-QI columns unchanged": "common/multiset_difference"}
     assert any("column 'id' is unique in t2" in n and "--pseudonymize" in n for n in r.notes)  # a direct identifier
     assert table_rows(engine, "t") == before
     after = table_rows(engine, "t2")
