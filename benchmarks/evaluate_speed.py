@@ -1,7 +1,8 @@
 """evaluate (naive Bayes + tree, 10 folds) on a large table (issue 16): wall time and peak
 memory in a fresh process per size. The anonymized table is the original with 10% of the QI
 cells NULL. Today's implementation (HEAD, `git archive` into a temporary package imported by a
-subprocess: benchmarks/common.py old_tree) runs beside the working tree's at --old-rows.
+subprocess: benchmarks/common.py old_tree) runs beside the working tree's at every size up to
+--old-rows, with the load averages before each; same_errors compares every error figure.
 
     python benchmarks/evaluate_speed.py [--rows 1000000] [--old-rows 100000]
         [--out benchmarks/results/evaluate_speed.json]
@@ -38,7 +39,8 @@ def run_one(db: str) -> dict:
             "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),  # the process's CPU, less inflated by load
             "stage_seconds": {k: round(v, 2) for k, v in r.seconds.items()},
             "peak_rss_mb": usage.ru_maxrss // 1024,
-            "errors": {c.classifier: [c.error, c.baseline_error] for c in r.classifiers.values()}}
+            "errors": {c.classifier: [c.error, c.baseline_error, c.fold_errors, c.baseline_fold_errors]
+                       for c in r.classifiers.values()}}
 
 
 def measure(db: str, tree: Path | None = None) -> dict:
@@ -60,7 +62,7 @@ def main() -> None:
     result: dict = {"load_average_at_start": [round(x, 2) for x in os.getloadavg()],
                     "benchmark": "evaluate_speed", "folds": 10, "classifiers": ["nb", "tree"],
                     "targets": {"seconds": 60, "peak_mb": 1024}, "runs": []}
-    for rows in (args.old_rows, args.rows):
+    for rows in dict.fromkeys((100_000, args.rows)):
         f = frame(rows)
         db = f"{tmp}/e{rows}.duckdb"
         load_frame(db, f, "t")
@@ -69,7 +71,8 @@ def main() -> None:
             f.loc[rng.random(rows) < 0.1, c] = None
         load_frame(db, f, "a")
         entry = {"rows": rows, "load_average_before": [round(x, 2) for x in os.getloadavg()], "new": measure(db)}
-        if rows == args.old_rows:
+        if rows <= args.old_rows:
+            entry["load_average_before_old"] = [round(x, 2) for x in os.getloadavg()]
             entry["old"] = measure(db, old_tree())
             entry["same_errors"] = entry["old"].get("errors") == entry["new"].get("errors")
         result["runs"].append(entry)

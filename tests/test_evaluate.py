@@ -374,6 +374,88 @@ def test_weighted_tree_on_distinct_tuples_predicts_like_the_row_by_row_tree():
         assert (by_row.predict(one_hot(grid, domain)) == weighted.predict(one_hot(grid, domain))).all()
 
 
+def _tree_arrays(model, *names: str) -> list[np.ndarray]:
+    t = model.tree_
+    return [np.asarray(getattr(t, n)) for n in ("feature", "threshold", "children_left", "children_right",
+                                                 "impurity", "weighted_n_node_samples", "value", *names)]
+
+
+def _same_tree(a, b, *names: str) -> bool:
+    return all(np.array_equal(x, y, equal_nan=True) for x, y in zip(_tree_arrays(a, *names), _tree_arrays(b, *names)))
+
+
+def _coded_adult(n_anon_nulls: float = 0.1) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """adult-kh as codes (-1 = NULL, blanked in a seeded 10% of the cells) and class codes."""
+    eng = connect(":memory:")
+    datasets.load_dataset(eng, "adult-kh", "adult")
+    frame = eng.fetch_df('SELECT * FROM "adult"')
+    eng.close()
+    coded = [pd.factorize(frame[c], sort=True) for c in ADULT_QI]
+    codes = np.column_stack([c for c, _ in coded]).astype(np.int32)
+    codes[np.random.default_rng(7).random(codes.shape) < n_anon_nulls] = -1
+    return codes, pd.factorize(frame["income"], sort=True)[0].astype(np.int32), [len(u) for _, u in coded]
+
+
+def test_weighted_distinct_tuples_grow_the_row_by_row_tree_on_adult_and_others():
+    """Avenue (1) of issue 16 checked on the trees themselves: on Adult (with NULLs in the
+    training rows) and on tree_table, for three seeds, the tree fitted on distinct (QI vector,
+    class) tuples weighted by their counts has the same nodes as the one fitted on one row per
+    record (split features, thresholds, children, impurities, weighted class counts) and so
+    predicts every NULL-free tuple alike; fitting all folds' tuples with weight 0 for the
+    held-out ones (what tree.misclassified does) gives the identical tree, node for node."""
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    from anonsql.evaluate.tree import distinct_rows, one_hot
+
+    orig, anon = tree_table()
+    tables = [_coded_adult()]
+    for frame in (orig, anon):
+        coded = [pd.factorize(frame[f"q{j}"], sort=True) for j in range(4)]
+        tables.append((np.column_stack([c for c, _ in coded]).astype(np.int32),
+                       pd.factorize(frame["cls"], sort=True)[0].astype(np.int32), [len(u) for _, u in coded]))
+    for codes, classes, domain in tables:
+        learn = np.arange(len(codes)) % 10 != 3  # one fold held out
+        tuples, tuple_of = distinct_rows(np.column_stack([codes, classes]))
+        weights = np.bincount(tuple_of[learn], minlength=len(tuples)).astype(np.float64)
+        taught = weights.nonzero()[0]
+        assert 0 < len(taught) < len(tuples) and len(taught) < learn.sum()
+        ask = one_hot(np.unique(codes[codes.min(axis=1) >= 0], axis=0), domain)
+        for seed in range(3):
+            def fit(x, y, w=None, seed=seed):
+                return DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(x, y, sample_weight=w)
+            by_row = fit(one_hot(codes[learn], domain), classes[learn])
+            weighted = fit(one_hot(tuples[taught, :-1], domain), tuples[taught, -1], weights[taught])
+            shared = fit(one_hot(tuples[:, :-1], domain), tuples[:, -1], weights)
+            assert _same_tree(by_row, weighted)
+            assert (by_row.predict(ask) == weighted.predict(ask)).all()
+            assert _same_tree(weighted, shared, "n_node_samples", "missing_go_to_left")
+
+
+def test_weighted_tree_routes_an_untrained_null_by_distinct_tuples():
+    """Where the equivalence ends: a NULL test cell at a node trained WITHOUT NULLs goes down the
+    branch with more training samples, and scikit-learn counts samples, not weights. Here a=0
+    holds one distinct tuple (10 rows, class x), a=1 two tuples (2 rows, class y): row by row a
+    NULL a goes with the 10 rows (x), weighted with the 2 tuples (y). Only test tuples with
+    NULLs the training node never saw can be affected; the pinned errors are the weighted tree's."""
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    from anonsql.evaluate.tree import one_hot
+
+    domain = [2, 2]
+    rows = np.array([[0, 0]] * 10 + [[1, 0], [1, 1]])
+    classes = np.array([0] * 10 + [1, 1])
+    tuples, weights = np.array([[0, 0], [1, 0], [1, 1]]), np.array([10.0, 1.0, 1.0])
+    null_a = one_hot(np.array([[-1, 0]]), domain)
+    for seed in range(3):
+        by_row = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(one_hot(rows, domain), classes)
+        weighted = DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(
+            one_hot(tuples, domain), np.array([0, 1, 1]), sample_weight=weights)
+        assert _same_tree(by_row, weighted)
+        assert by_row.predict(null_a).tolist() == [0] and weighted.predict(null_a).tolist() == [1]
+
+
 def test_distinct_rows_numbers_every_row():
     """Both ways of numbering distinct rows (one mixed-radix int64, or rows compared whole when
     the codes are too large for it) give the sorted distinct rows and every row's number."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+import pyarrow as pa
 
 from .. import validate
 from ..catalog import Table
@@ -110,6 +111,7 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
             frames["tree_anon"] = stats.fold_table(engine, "evaluate/fold_combos", a, o, folds, seed)
         coded = stats.Coder(len(o.qi), frames)
         del frames  # the coder keeps integer codes, not the fetched tables
+        pa.default_memory_pool().release_unused()  # hand Arrow's freed buffers back before the fits
         test = coded.combos("test")
     fold_rows = np.bincount(test.fold, weights=test.counts, minlength=folds).round().astype(np.int64)
     if int(fold_rows.sum()) != report.rows:  # the join by key lost or doubled rows: never expected

@@ -194,25 +194,27 @@ class Coder:
 
     def combos(self, name: str) -> FoldCombos:
         """The table as arrays in a canonical order (fold, codes, class): the same table gives
-        the same arrays on every engine. Once per table: its codes are handed over."""
-        fold, n, _ = self._columns[name]
+        the same arrays on every engine. Once per table: its arrays are handed over."""
+        fold, n, _ = self._columns.pop(name)
         codes = np.column_stack(self._attr_codes.pop(name))
-        classes = self._class_codes[name].astype(np.int64)
+        classes = self._class_codes.pop(name).astype(np.int64)
         order = np.lexsort((classes, *(codes[:, j] for j in reversed(range(self.m))), fold))
         return FoldCombos(fold[order], codes[order], classes[order], n[order])
 
     def nb_counts(self, name: str, n_folds: int) -> FoldNBCounts:
-        """N_f(x_j, c) per attribute and N_f(c) from the GROUPING SETS rows of an nb_* table."""
-        fold, n, grouping = self._columns[name]
+        """N_f(x_j, c) per attribute and N_f(c) from the GROUPING SETS rows of an nb_* table
+        (once per table, like combos)."""
+        fold, n, grouping = self._columns.pop(name)
         assert grouping is not None
-        cls = self._class_codes[name].astype(np.int64)
+        cls = self._class_codes.pop(name).astype(np.int64)
+        attr_codes = self._attr_codes.pop(name)
         n_classes = len(self.class_values)
         class_rows = grouping.all(axis=1)
         by_class = np.zeros((n_folds, n_classes), np.int64)
         np.add.at(by_class, (fold[class_rows], cls[class_rows]), n[class_rows])
         attr = []
         for j in range(self.m):
-            code = self._attr_codes[name][j]
+            code = attr_codes[j]
             rows = (grouping[:, j] == 0) & (code >= 0)  # attribute j's set, non-NULL x_j
             table = np.zeros((n_folds, len(self.values[j]), n_classes), np.int64)
             np.add.at(table, (fold[rows], code[rows], cls[rows]), n[rows])

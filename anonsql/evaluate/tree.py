@@ -6,30 +6,37 @@ stand-in, not a reproduction: DecisionTreeClassifier(criterion="entropy",
 random_state=seed), unpruned, binary splits on one-hot indicators. Each attribute j becomes
 one 0/1 column per value of its dictionary; a NULL cell (⊥) is NaN in ALL of attribute j's
 columns, which scikit-learn >= 1.3 routes down whichever branch fits the training data
-better (and, for a split trained without missing values, down the larger branch).
+better (and, for a split trained without missing values, down the branch with more
+training samples: see below).
 
 The tree learns from the distinct (QI vector, class) tuples of the training table weighted by
 their counts (sql/evaluate/fold_combos.sql, the query that also gives naive Bayes its test
 tuples), not from one fetched row per record: with the default stopping rules
 (min_samples_split=2, min_samples_leaf=1, no depth limit) a weighted distinct tuple grows the
-same splits as its copies would (identical rows cannot be separated), and the weights are
+same nodes as its copies would (identical rows cannot be separated), and the weights are
 integers, so every weighted class count the splitter compares is exact whatever the order of
 the samples; ties between equally good splits go by the seeded order of the FEATURES, not of
-the samples (tests/test_evaluate.py checks row-by-row and weighted trees predict alike).
+the samples. One difference remains: a NULL test cell at a node whose training tuples had no
+NULL there goes down the branch with more training SAMPLES, i.e. distinct tuples here, not
+rows (tests/test_evaluate.py checks both: same nodes and NULL-free predictions as row by row,
+on Adult among others, and this routing).
 
 Work done once, not per fold: the distinct (QI vector, class) tuples of all folds are numbered
-once, and fold f's weights are one bincount of the other folds' counts over those numbers;
-its tree then sees each tuple of the training folds once, in one fixed order (column-major
-float32 one-hot, which scikit-learn's splitter reads a feature at a time). Each fold's tree
-predicts every distinct QI vector of its test fold once. The folds are fitted one after the
-other: one tree's one-hot matrix and nodes at a time (at 10^6 rows ~600,000 training tuples,
-~650,000 nodes, ~250 MB) keep the peak memory under 1 GB.
+and one-hot coded once (column-major float32, the layout scikit-learn's splitter reads a
+feature at a time, so fit copies nothing), and so are the test side's distinct QI vectors.
+Fold f's weights are one bincount of the other folds' counts over those numbers; the tuples
+seen only in fold f get weight 0, which scikit-learn's splitter leaves out (the same tree,
+node for node, as fitted on the weighted tuples alone: tested). The folds are fitted one
+after the other: two parallel fits (threads: scikit-learn's builder releases the GIL) give
+identical trees but hold a second tree (+~160 MB at 10^6 rows, above issue 16's 1 GB) and
+gained nothing on the shared 2 cores.
 
-NOT YET (issue 16's 60 s): at 10^6 rows, 8 columns, 10 folds the run takes 82 CPU seconds
-(benchmarks/results/evaluate_speed.json), ~65 of them in the twenty scikit-learn fits
-themselves (~600,000 and ~360,000 weighted tuples per fold). Going below needs a tree grown
-from count tables in compiled code that reproduces scikit-learn's splits, its missing-value
-routing and its seeded tie-breaks exactly, or two cores at ~250 MB more per parallel fit.
+NOT YET (issue 16's 60 s): at 10^6 rows, 8 columns, 10 folds the twenty scikit-learn fits
+take ~70 CPU seconds by themselves (~5 s for each of the ~610,000 weighted tuples with NULLs
+of the anonymized side, ~1.7 s for the ~364,000 of the original;
+benchmarks/results/evaluate_speed.json). Going below needs a tree grown from count tables in
+compiled code that reproduces scikit-learn's splits, its missing-value routing and its seeded
+tie-breaks exactly.
 
 Pure numpy + scikit-learn: no SQL here.
 """
@@ -76,19 +83,23 @@ def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_fold
     (`progress` hears one line per fold, in fold order)."""
     tree_class = require_sklearn()
     tuples, tuple_of = distinct_rows(np.column_stack([train.codes, train.classes.astype(train.codes.dtype)]))
+    learn_x, learn_y = one_hot(tuples[:, :-1], domain), tuples[:, -1]  # every fold's training tuples
+    del tuples
     vectors, vector_of = distinct_rows(test.codes)
+    ask_x = one_hot(vectors, domain)
+    del vectors
+    counts = train.counts.astype(np.float64)
 
     wrong = np.zeros(n_folds, dtype=np.int64)
     for f in range(n_folds):
         ask, learn = test.fold == f, train.fold != f
         if ask.any():
-            weights = np.bincount(tuple_of[learn], weights=train.counts[learn].astype(np.float64),
-                                  minlength=len(tuples))
-            taught = weights.nonzero()[0]
+            # weight 0 for the tuples seen only in fold f: scikit-learn's splitter leaves them out
+            weights = np.bincount(tuple_of[learn], weights=counts[learn], minlength=len(learn_y))
             model = tree_class(criterion="entropy", random_state=seed % 2**32)
-            model.fit(one_hot(tuples[taught, :-1], domain), tuples[taught, -1], sample_weight=weights[taught])
+            model.fit(learn_x, learn_y, sample_weight=weights)
             asked, where = np.unique(vector_of[ask], return_inverse=True)  # each distinct QI vector once
-            predicted = model.predict(one_hot(vectors[asked], domain))[where.reshape(-1)]
+            predicted = model.predict(ask_x[asked])[where.reshape(-1)]
             wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
         if progress is not None:
             progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
