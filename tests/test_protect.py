@@ -205,23 +205,45 @@ def test_path_estimate_matches_the_full_partial_count_estimate():
                     assert F(num, den) == full[node], (observed, less, root, node)
 
 
-def test_g_scores_kept_up_to_date_match_a_recount():
-    """The -G naive Bayes statistics are kept up to date cell by cell and its scores reused until
-    what they read changes: after every generalization, hidden cell and revert (targets and
-    predictors, the scored tuple's own cells among them) the scores, a subset of them and the
-    exact pairwise comparison equal those of a model counted afresh from the data."""
+def _g_microdata(rows: int, seed: int):
+    """A -G microdata over two taxonomies (severity for three predictors, diagnosis for the
+    target, column 4) and a taxonomy-less predictor, drawn at random; and a fresh copy of it."""
     from anonsql.protect.generalization import GeneralizedMicrodata
     from anonsql.protect.taxonomy import Taxonomy
     sev = Taxonomy.from_nested("s", {"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}})
     dx = Taxonomy.from_nested("d", {"All": {"G": ["a", "b", "c"], "H": ["d", "e"]}})
     leaves = lambda t: [n for n in range(len(t)) if not t.children[n]]  # noqa: E731
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     taxes = [sev, sev, None, sev, dx]
-    X = np.column_stack([rng.choice(leaves(sev), 80), rng.choice(leaves(sev), 80), rng.integers(0, 3, 80),
-                         rng.choice(leaves(sev), 80), rng.choice(leaves(dx), 80)])
+    X = np.column_stack([rng.choice(leaves(sev), rows), rng.choice(leaves(sev), rows), rng.integers(0, 3, rows),
+                         rng.choice(leaves(sev), rows), rng.choice(leaves(dx), rows)])
     domains = [len(sev), len(sev), 3, len(sev), len(dx)]
-    p = GeneralizedMicrodata(X.copy(), domains, {4: [0, 1, 2, 3]}, k=2, taxonomies=taxes)
-    cells = [Cell(r, 4, int(X[r, 4])) for r in (0, 1, 2)]
+    fresh = lambda X: GeneralizedMicrodata(X.copy(), domains, {4: [0, 1, 2, 3]}, k=2, taxonomies=taxes)  # noqa: E731
+    return fresh(X), fresh, taxes, rng
+
+
+def _same_as_recount(p, fresh, cells) -> None:
+    """The scores, a subset of them and the exact pairwise comparisons equal those of a model
+    counted afresh from the data."""
+    recount = fresh(p.X)
+    for c in cells:
+        s, expect = p.g_scores(c), recount.g_scores(c)
+        assert s == expect and p.g_scores(c) == expect
+        if len(s) < 2:
+            continue
+        v, w = sorted(s)[:2]
+        assert p.g_scores(c, (w, v)) == {w: s[w], v: s[v]}
+        assert p.g_above(c, v, w) == (s[v] > s[w]) and p.g_above(c, w, v) == (s[w] > s[v])
+
+
+def test_g_scores_kept_up_to_date_match_a_recount():
+    """The -G naive Bayes statistics are kept up to date cell by cell and its scores reused until
+    what they read changes: after every generalization, hidden cell and revert (targets and
+    predictors, the scored tuple's own cells among them) the scores, a subset of them and the
+    exact pairwise comparison equal those of a model counted afresh from the data."""
+    p, fresh, taxes, rng = _g_microdata(80, 7)
+    dx = taxes[4]
+    cells = [Cell(r, 4, int(p.X[r, 4])) for r in (0, 1, 2)]
     for c in cells:
         p.set(c.row, 4, dx.generalize(c.value, 1))
     changes: list[tuple[int, int]] = []
@@ -234,15 +256,36 @@ def test_g_scores_kept_up_to_date_match_a_recount():
             p.put(r, col, taxes[col].generalize(x, 1), changes)
         elif x != NU:
             p.hide(r, col, changes)
-        fresh = GeneralizedMicrodata(p.X.copy(), domains, {4: [0, 1, 2, 3]}, k=2, taxonomies=taxes)
-        for c in cells:
-            s, expect = p.g_scores(c), fresh.g_scores(c)
-            assert s == expect and p.g_scores(c) == expect
-            if not s:
-                continue
-            v, w = sorted(s)[:2]
-            assert p.g_scores(c, (w, v)) == {w: s[w], v: s[v]}
-            assert p.g_above(c, v, w) == (s[v] > s[w]) and p.g_above(c, w, v) == (s[w] > s[v])
+        _same_as_recount(p, fresh, cells)
+
+
+def test_g_scores_follow_the_scored_tuple():
+    """A tuple's scores are kept with it (`Question`) and read again when its own row changes:
+    its target one level up, two, back to the leaf (its own row then leaves the counts of its
+    class), a predictor generalized, hidden, another hidden while one comes back (as many
+    known predictors, other columns), each undone; and rows of the candidates' classes
+    changed in between. Every time equal to a recount."""
+    p, fresh, taxes, rng = _g_microdata(60, 11)
+    dx, sev = taxes[4], taxes[0]
+    i = next(r for r in range(60) if p.X[r, 2] == p.X[r, 3])  # the swapped predictors hold the same code
+    c = Cell(i, 4, int(p.X[i, 4]))
+    others = [r for r in range(60) if r != i and p.X[r, 4] in dx.leaves_under(dx.generalize(c.value, 1))]
+    changes: list[tuple[int, int]] = []
+    steps = [(4, dx.generalize(c.value, 1)), (4, dx.generalize(c.value, 2)), (4, c.value),
+             (4, dx.generalize(c.value, 1)), (1, sev.generalize(int(p.X[i, 1]), 1)), (3, NU),
+             (1, sev.generalize(int(p.X[i, 1]), 2))]
+    for n, (col, code) in enumerate(steps):
+        p.put(i, col, code, changes)
+        _same_as_recount(p, fresh, [c])
+        o = others[n % len(others)]
+        p.put(o, 0, sev.generalize(int(p.X[o, 0]), 1), changes)  # a candidate class's counts change
+        _same_as_recount(p, fresh, [c])
+    p.revert(changes, changes.index((i, 3)))  # column 3 back, column 2 hidden: as many known predictors
+    p.put(i, 2, NU, changes)
+    _same_as_recount(p, fresh, [c])
+    while changes:
+        p.revert(changes, len(changes) - 1)
+        _same_as_recount(p, fresh, [c])
 
 
 def test_hid3_example_5_and_table_3_5():

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from math import prod
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from .naive_bayes import NU, tally
 from .partial_counts import aggregates, path_estimate
 from .taxonomy import Taxonomy
 
-_CACHED = 1 << 14  # the most scores a cache keeps before it starts over
+_CACHED = 1 << 14  # the most tuples whose scores are kept (`Question`) before starting over
 
 
 class GCounts:
@@ -44,8 +45,8 @@ class GCounts:
     for the target, agg_pairs[a][g][x] for each predictor that has a taxonomy. Python ints.
     `version` counts the changes of the class counts and `versions[a][g]` those of pairs row
     (a, g), so that an estimate computed from them is reused until they change (`estimate`);
-    `changed[g]` counts the changes of any pairs row of class g, and `changes` every change,
-    so that Def. 4.1's scores are reused until what they read changes (`scores`, `g_scores`)."""
+    `changed[g]` counts the changes of any pairs row of class g, so that Def. 4.1's scores are
+    reused until what they read changes (`Question`)."""
 
     def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],
                  taxonomies: Sequence[Taxonomy | None]) -> None:
@@ -53,20 +54,17 @@ class GCounts:
         self.target, self.attrs = target, list(attrs)
         self.tax, self.taxes = taxonomies[target], {a: taxonomies[a] for a in self.attrs}
         tax = self.tax
-        labels = codes[:, target]
-        known = labels != NU
-        classes = tally(labels[known], w[known], domains[target])
+        d = domains[target]
+        labels = codes[:, target] + 1  # ν (-1) counted in a spare first bin, then left out
+        classes = tally(labels, w, d + 1)[1:]
         self.classes: list[int] = classes.tolist()
         self.agg_classes: list[int] = self.classes if tax is None else aggregates(tax, classes).tolist()
         self.pairs: dict[int, list[list[int]]] = {}
         self.agg_pairs: dict[int, list[list[int]]] = {}
-        if self.attrs:  # every predictor's (class, value) table from one tally
-            k, width = len(self.attrs), max(domains[a] for a in self.attrs)
-            values = codes[:, self.attrs]
-            both = known[:, None] & (values != NU)
-            keys = (np.arange(k) * domains[target] + labels[:, None]) * width + values
-            joint = tally(keys[both], np.broadcast_to(w[:, None], values.shape)[both],
-                          k * domains[target] * width).reshape(k, domains[target], width)
+        if self.attrs:  # every predictor's (class, value) table from one tally, ν in spare bins
+            k, width = len(self.attrs), max(domains[a] for a in self.attrs) + 1
+            keys = (np.arange(k) * (d + 1) + labels[:, None]) * width + codes[:, self.attrs] + 1
+            joint = tally(keys.ravel(), np.repeat(w, k), k * (d + 1) * width).reshape(k, d + 1, width)[:, 1:, 1:]
             for n, a in enumerate(self.attrs):
                 self.pairs[a] = joint[n, :, :domains[a]].tolist()
             for ta in {id(t): t for t in self.taxes.values() if t is not None}.values():
@@ -77,25 +75,28 @@ class GCounts:
         self.version = 0
         self.versions: dict[int, list[int]] = {a: [0] * domains[target] for a in self.attrs}
         self.changed: list[int] = [0] * domains[target]
-        self.changes = 0
         self._estimates: dict[tuple, tuple[int, tuple[int, int]]] = {}
-        self._products: dict[tuple, tuple[int, int, int, list[tuple[int, int, int]]]] = {}
-        self._scores: dict[tuple, tuple[int, int, int, int]] = {}
 
-    def account(self, row: np.ndarray, sign: int) -> None:
-        """Add (sign 1) or remove (sign -1) one row's contributions."""
-        codes = row.tolist()
+    def account(self, codes: list[int], sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) one row's contributions (its codes)."""
         g = codes[self.target]
         if g == NU:
             return
         self.classes[g] += sign
         self.version += 1
-        self.changes += 1
         if self.tax is not None:
             for n in self.tax.lineage[g]:
                 self.agg_classes[n] += sign
         for a in self.attrs:
             self.count(a, g, codes[a], sign)
+
+    def follow(self, codes: list[int], col: int, sign: int) -> None:
+        """Add (sign 1) or remove (sign -1) what column `col` of one row (its codes) brings:
+        the whole row for the target, else only this predictor's pair within the row's class."""
+        if col == self.target:
+            self.account(codes, sign)
+        elif codes[self.target] != NU:
+            self.count(col, codes[self.target], codes[col], sign)
 
     def count(self, a: int, g: int, x: int, sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row of class node g holding x in predictor a."""
@@ -104,7 +105,6 @@ class GCounts:
         self.pairs[a][g][x] += sign
         self.versions[a][g] += 1
         self.changed[g] += 1
-        self.changes += 1
         tax = self.taxes[a]
         if tax is not None:
             agg = self.agg_pairs[a][g]
@@ -123,61 +123,12 @@ class GCounts:
             hit = self._estimates[key] = (ver, path_estimate(tax, observed, agg, node, root, less))
         return hit[1]
 
-    def ratios(self, g: int, known: tuple[tuple[int, int], ...], leaves: Sequence[int]) -> dict[int, tuple[int, int]]:
-        """Def. 4.1's score of each of `leaves` as an integer fraction (numerator, denominator
-        > 0) for a tuple whose target is node g and whose known predictor values are `known`
-        ((column, node) pairs): each leaf's is reused until the class counts or its own pairs
-        change (a cell changed within another class leaves it as it was)."""
-        if len(self._scores) > _CACHED:  # bounded: the keys follow the tuples asked about
-            self._scores.clear()
-            self._products.clear()
-        n = self.agg_classes[g] - 1  # D - d_i within the subtree of g: the tuple's own target is g
-        ver = self.version
-        out = {}
-        for v in leaves:
-            hit = self._scores.get((v, g, known))
-            if hit is None or hit[0] != ver or hit[1] != self.changed[v]:
-                hit = self._scores[(v, g, known)] = (ver, self.changed[v], *self._score(v, g, n, known))
-            out[v] = hit[2], hit[3]
-        return out
-
-    def _score(self, v: int, g: int, n: int, known: tuple[tuple[int, int], ...]) -> tuple[int, int]:
-        """Leaf v's score: the estimated class count total = tn/td, then total/n times
-        hits/total per known predictor, hits estimated within class v, as one integer fraction."""
-        tn, td = self.estimate(None, 0, v, root=g, less=g)
-        if not (n and tn):
-            return 0, 1
-        hn, hd = self._product(v, g, known)
-        if not hn:
-            return 0, 1
-        k = len(known)
-        return tn * td ** k * hn, td * n * tn ** k * hd
-
-    def _product(self, v: int, g: int, known: tuple[tuple[int, int], ...]) -> tuple[int, int]:
-        """The product of the known predictors' hits within class v, an integer fraction (0, 1
-        when one is 0), reused until v's pairs change, then only the changed predictors' hits
-        recomputed; d_i's own values leave the counts when v is its target (a leaf target)."""
-        key = (v, v == g, known)
-        hit = self._products.get(key)
-        if hit is not None and hit[0] == self.changed[v]:
-            return hit[1], hit[2]
-        before = hit[3] if hit is not None else None
-        factors = []
-        num, den = 1, 1
-        for n, (a, x) in enumerate(known):
-            ver = self.versions[a][v]
-            if before is not None and before[n][0] == ver:
-                f = before[n]
-            elif self.taxes[a] is None:
-                f = (ver, self.pairs[a][v][x] - (v == g), 1)
-            else:
-                f = (ver, *self.estimate(a, v, x, less=x if v == g else -1))
-            factors.append(f)
-            num, den = num * f[1], den * f[2]
-        if not num:
-            num, den = 0, 1
-        self._products[key] = (self.changed[v], num, den, factors)
-        return num, den
+    def factor(self, a: int, v: int, x: int, own: bool) -> tuple[int, int]:
+        """Predictor a's rows holding x within class v (estimated when a has a taxonomy) as an
+        integer fraction; `own`: d_i's own row leaves the counts (its target is the leaf v)."""
+        if self.taxes[a] is None:
+            return self.pairs[a][v][x] - own, 1
+        return self.estimate(a, v, x, 0, x if own else -1)
 
     def within(self, v: int, a: int, row: np.ndarray | None = None) -> tuple[list[int], list[int]]:
         """Column a's counts per node and their aggregates over the rows whose target is node v
@@ -193,6 +144,89 @@ class GCounts:
         return counts, agg
 
 
+class _Leaf:
+    """One candidate's score for one tuple, with the counts' versions it was computed from."""
+
+    __slots__ = ("version", "n", "tn", "td", "powers", "changed", "versions", "nums", "dens", "score", "fraction")
+
+    def __init__(self, k: int) -> None:
+        self.version = self.changed = -1
+        # the class part: the estimated class count total tn/td, n = |D - d_i| within g, td^k, tn^k
+        self.n = self.tn = 0
+        self.td = 1
+        self.powers = (1, 1)
+        # per known predictor: its factor (nums[n] / dens[n]) and the version of the counts it read
+        self.versions, self.nums, self.dens = [-1] * k, [0] * k, [1] * k
+        self.score: tuple[int, int] | None = None
+        self.fraction: Fraction | None = None
+
+    def as_fraction(self) -> Fraction:
+        """The score as a Fraction, kept until the score changes."""
+        if self.fraction is None:
+            self.fraction = Fraction(*self.score)  # type: ignore[misc]
+        return self.fraction
+
+
+class Question:
+    """Def. 4.1's scores of the candidates of one tuple, d_i: its target node g and its known
+    predictor values, read again after its row changed (`stale`). Each candidate v's score is
+    kept until what it reads changes: its class estimate until the class counts change, its
+    product until v's pairs change, then only the factors whose counts or (predictor, value)
+    changed are estimated again; a target generalized one level up keeps them."""
+
+    def __init__(self, counts: GCounts) -> None:
+        self.counts, self.stale = counts, True
+        self.g = NU
+        self.known: tuple[tuple[int, int], ...] = ()  # (predictor, value) of d_i, ν left out
+        self.versions: list[list[int]] = []  # the known predictors' versions per class
+        self.leaves: dict[int, _Leaf] = {}
+
+    def read(self, row: list[int], attrs: Sequence[int]) -> None:
+        """d_i as it is now: as many known predictors keep the leaves, a changed (predictor,
+        value) drops that factor only (a new target node g changes the class counts and the
+        pairs of its old and new node, which every score reads: nothing more to drop)."""
+        known = tuple((a, row[a]) for a in attrs if row[a] != NU)
+        if len(known) != len(self.known):
+            self.leaves = {}
+        moved = [n for n, (old, new) in enumerate(zip(self.known, known)) if old != new]
+        for leaf in self.leaves.values():
+            for n in moved:
+                leaf.versions[n] = -1
+            leaf.changed = -1
+        self.g, self.known, self.stale = row[self.counts.target], known, False
+        self.versions = [self.counts.versions[a] for a, _ in known]
+
+    def score(self, v: int) -> _Leaf:
+        """Leaf v's score: the estimated class count total = tn/td, then total/n times
+        hits/total per known predictor, hits estimated within class v, as one integer fraction
+        (0, 1 when a factor is 0)."""
+        c, g = self.counts, self.g
+        leaf = self.leaves.get(v)
+        if leaf is None:
+            leaf = self.leaves[v] = _Leaf(len(self.known))
+        if leaf.version != c.version:  # D - d_i within the subtree of g: the tuple's own target is g
+            k = len(self.known)
+            leaf.version, leaf.n = c.version, c.agg_classes[g] - 1
+            leaf.tn, leaf.td = c.estimate(None, 0, v, g, g)
+            leaf.powers, leaf.score = (leaf.td ** k, leaf.tn ** k), None
+        if leaf.changed != c.changed[v]:
+            leaf.changed, leaf.score = c.changed[v], None
+            now = [versions[v] for versions in self.versions]
+            for n, ver in enumerate(now):
+                if ver != leaf.versions[n]:
+                    a, x = self.known[n]
+                    leaf.nums[n], leaf.dens[n] = c.factor(a, v, x, v == g)
+            leaf.versions = now
+        if leaf.score is None:
+            leaf.fraction = None
+            hn = prod(leaf.nums)
+            if leaf.n and leaf.tn and hn:
+                leaf.score = (leaf.tn * leaf.powers[0] * hn, leaf.td * leaf.n * leaf.powers[1] * prod(leaf.dens))
+            else:
+                leaf.score = (0, 1)
+        return leaf
+
+
 @dataclass
 class GeneralizedMicrodata(Microdata):
     """Microdata with a taxonomy per column (None: the column is never generalized) and a log of
@@ -206,7 +240,7 @@ class GeneralizedMicrodata(Microdata):
         super().__post_init__()
         self._stack: dict[tuple[int, int], list[int]] = {}
         self._g: dict[int, GCounts] = {}
-        self._asked: dict[tuple, list] = {}
+        self._asked: dict[Any, dict[int, Question]] = {}  # row -> target -> Question
         self.coins: dict[tuple[int, int], bool] = {}
 
     def tax(self, col: int) -> Taxonomy:
@@ -223,19 +257,15 @@ class GeneralizedMicrodata(Microdata):
     def set(self, row: Any, col: int, code: int) -> None:
         """Cell (row, col) = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
         touched = [c for c in self._g.values() if col in c.reads]
-        codes = self.row(row)
-        old = int(codes[col])
+        for q in self._asked.get(row, {}).values():
+            q.stale = True
+        codes = self.row(row).tolist()
         for c in touched:
-            if col == c.target:
-                c.account(codes, -1)
-            elif codes[c.target] != NU:  # only this predictor's counts within the row's class change
-                c.count(col, int(codes[c.target]), old, -1)
+            c.follow(codes, col, -1)
         super().set(row, col, code)
+        codes[col] = code
         for c in touched:
-            if col == c.target:
-                c.account(codes, 1)
-            elif codes[c.target] != NU:
-                c.count(col, int(codes[c.target]), code, 1)
+            c.follow(codes, col, 1)
 
     def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
@@ -265,36 +295,34 @@ class GeneralizedMicrodata(Microdata):
         within a class are partial-count estimates (Section 4.1.1); a predictor's counts come
         from the rows whose class is exactly v (Table 4.6). Empty when the cell is ν (its
         tuple deleted)."""
-        asked = self._ratios(cell, only)
-        if asked[3] is None:
-            asked[3] = {v: Fraction(*r) for v, r in asked[2].items()}
-        return dict(asked[3])
+        q = self._question(cell)
+        if q.g == NU:  # ν: the tuple was deleted, nothing is left to predict
+            return {}
+        leaves = self.tax(cell.target).leaves_under(q.g) if only is None else only
+        return {v: q.score(v).as_fraction() for v in leaves}
 
     def g_above(self, cell: Cell, v: int, w: int) -> bool:
         """p(v|d_i) > p(w|d_i) (Def. 4.1), v and w in V_candidate of a cell not deleted,
         compared exactly by cross-multiplication."""
-        r = self._ratios(cell, (v, w))[2]
-        return r[v][0] * r[w][1] > r[w][0] * r[v][1]
+        q = self._question(cell)
+        (vn, vd), (wn, wd) = q.score(v).score, q.score(w).score  # type: ignore[misc]
+        return vn * wd > wn * vd
 
-    def _ratios(self, cell: Cell, only: tuple[int, ...] | None) -> list:
-        """[counts, their change count, {v: score as (numerator, denominator)}, the scores as
-        Fractions once asked for]: `GCounts.ratios` for the cell's tuple, kept until a count
-        changes (cells change through `set` only, so the same question gets the same answer)."""
+    def _question(self, cell: Cell) -> Question:
+        """The scores of the cell's tuple, read again after the tuple changed (cells change
+        through `set` only, which marks it stale)."""
         i, t = cell.row, cell.target
         c = self.g_counts(t)
-        key = (i, t, only)
-        hit = self._asked.get(key)
-        if hit is not None and hit[0] is c and hit[1] == c.changes:
-            return hit
-        tax = self.tax(t)
-        if len(self._asked) > _CACHED:
-            self._asked.clear()
-        row = self.row(i).tolist()
-        g = row[t]
-        out = {} if g == NU else c.ratios(  # ν: the tuple was deleted, nothing is left to predict
-            g, tuple((a, row[a]) for a in self.attrs[t] if row[a] != NU), tax.leaves_under(g) if only is None else only)
-        hit = self._asked[key] = [c, c.changes, out, None]
-        return hit
+        asked = self._asked.get(i)
+        q = None if asked is None else asked.get(t)
+        if q is None or q.counts is not c:
+            self.tax(t)  # a target without a taxonomy is refused
+            if len(self._asked) > _CACHED:  # bounded: one entry per tuple asked about
+                self._asked.clear()
+            q = self._asked.setdefault(i, {})[t] = Question(c)
+        if q.stale:
+            q.read(self.row(i).tolist(), self.attrs[t])
+        return q
 
     def g_predicts(self, cell: Cell) -> bool:
         """Assertion (4.9): p(v_actual|d_i) > p(v|d_i) for every other v in V_candidate (never

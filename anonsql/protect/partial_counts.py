@@ -67,7 +67,7 @@ def aggregates(tax: Taxonomy, observed: np.ndarray) -> np.ndarray:
     """Every node's aggregate (the observed total of its subtree) along the last axis of
     `observed`: nodes are numbered in pre-order, so adding each node into its parent from the
     last node back gives every subtree's total (exact integers)."""
-    out = np.array(observed, dtype=np.int64)
+    out = np.moveaxis(np.array(observed, dtype=np.int64), -1, 0).copy()  # a node's counts contiguous
     for n in range(len(tax) - 1, 0, -1):
-        out[..., tax.parents[n]] += out[..., n]
-    return out
+        out[tax.parents[n]] += out[n]
+    return np.moveaxis(out, 0, -1)
