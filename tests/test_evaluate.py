@@ -384,64 +384,81 @@ def _same_tree(a, b, *names: str) -> bool:
     return all(np.array_equal(x, y, equal_nan=True) for x, y in zip(_tree_arrays(a, *names), _tree_arrays(b, *names)))
 
 
-def _coded_adult(n_anon_nulls: float = 0.1) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """adult-kh as codes (-1 = NULL, blanked in a seeded 10% of the cells) and class codes."""
+def _coded_adult() -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """adult-kh as codes (no NULL) and class codes."""
     eng = connect(":memory:")
     datasets.load_dataset(eng, "adult-kh", "adult")
     frame = eng.fetch_df('SELECT * FROM "adult"')
     eng.close()
     coded = [pd.factorize(frame[c], sort=True) for c in ADULT_QI]
     codes = np.column_stack([c for c, _ in coded]).astype(np.int32)
-    codes[np.random.default_rng(7).random(codes.shape) < n_anon_nulls] = -1
     return codes, pd.factorize(frame["income"], sort=True)[0].astype(np.int32), [len(u) for _, u in coded]
 
 
+def _blanked(codes: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """A copy of codes with a seeded share of the cells NULL (-1)."""
+    out = codes.copy()
+    out[np.random.default_rng(seed).random(codes.shape) < share] = -1
+    return out
+
+
 def test_weighted_distinct_tuples_grow_the_row_by_row_tree_on_adult_and_others():
-    """Avenue (1) of issue 16 checked on the trees themselves: on Adult (with NULLs in the
-    training rows) and on tree_table, for three seeds, the tree fitted on distinct (QI vector,
-    class) tuples weighted by their counts has the same nodes as the one fitted on one row per
-    record (split features, thresholds, children, impurities, weighted class counts) and so
-    predicts every NULL-free tuple alike; fitting all folds' tuples with weight 0 for the
-    held-out ones (what tree.misclassified does) gives the identical tree, node for node."""
+    """Avenue (1) of issue 16 checked on the trees themselves: on Adult (without and with 10%
+    NULLs in the training rows) and on tree_table (original and anonymized), for three seeds,
+    the tree fitted on distinct (QI vector, class) tuples weighted by their counts has the same
+    nodes as the one fitted on one row per record (split features, thresholds, children,
+    impurities, weighted class counts); fitting all folds' tuples with weight 0 for the held-out
+    ones (what tree.misclassified does) gives the identical tree, node for node. After
+    route_nulls_by_records its NULL directions are the row-by-row tree's too (without it they
+    differ on Adult), so it predicts alike every test vector, with 10% of the cells NULL."""
     pytest.importorskip("sklearn")
     from sklearn.tree import DecisionTreeClassifier
 
-    from anonsql.evaluate.tree import distinct_rows, one_hot
+    from anonsql.evaluate.tree import distinct_rows, one_hot, route_nulls_by_records
 
     orig, anon = tree_table()
-    tables = [_coded_adult()]
+    adult, adult_class, adult_domain = _coded_adult()
+    tables = [(adult, adult_class, adult_domain), (_blanked(adult, 0.1, 7), adult_class, adult_domain)]
     for frame in (orig, anon):
         coded = [pd.factorize(frame[f"q{j}"], sort=True) for j in range(4)]
         tables.append((np.column_stack([c for c, _ in coded]).astype(np.int32),
                        pd.factorize(frame["cls"], sort=True)[0].astype(np.int32), [len(u) for _, u in coded]))
+    routed_differently = 0
     for codes, classes, domain in tables:
         learn = np.arange(len(codes)) % 10 != 3  # one fold held out
         tuples, tuple_of = distinct_rows(np.column_stack([codes, classes]))
         weights = np.bincount(tuple_of[learn], minlength=len(tuples)).astype(np.float64)
         taught = weights.nonzero()[0]
         assert 0 < len(taught) < len(tuples) and len(taught) < learn.sum()
-        ask = one_hot(np.unique(codes[codes.min(axis=1) >= 0], axis=0), domain)
+        learn_x = one_hot(tuples[:, :-1], domain)
+        null = (tuples[:, :-1] < 0) & (weights > 0)[:, None]
+        attribute_of = np.repeat(np.arange(len(domain)), domain)
         for seed in range(3):
             def fit(x, y, w=None, seed=seed):
                 return DecisionTreeClassifier(criterion="entropy", random_state=seed).fit(x, y, sample_weight=w)
+            ask = one_hot(_blanked(codes[~learn].clip(0), 0.1, seed), domain)  # the held-out vectors, 10% ⊥
             by_row = fit(one_hot(codes[learn], domain), classes[learn])
             weighted = fit(one_hot(tuples[taught, :-1], domain), tuples[taught, -1], weights[taught])
-            shared = fit(one_hot(tuples[:, :-1], domain), tuples[:, -1], weights)
+            shared = fit(learn_x, tuples[:, -1], weights)
             assert _same_tree(by_row, weighted)
-            assert (by_row.predict(ask) == weighted.predict(ask)).all()
             assert _same_tree(weighted, shared, "n_node_samples", "missing_go_to_left")
+            routed_differently += int((by_row.predict(ask) != shared.predict(ask)).sum())
+            route_nulls_by_records(shared, learn_x, null, attribute_of)
+            assert _same_tree(by_row, shared, "missing_go_to_left")
+            assert (by_row.predict(ask) == shared.predict(ask)).all()
+            assert _same_tree(weighted, shared, "n_node_samples")  # only the NULL directions changed
+    assert routed_differently > 100  # scikit-learn alone: many NULL test cells routed by tuples
 
 
-def test_weighted_tree_routes_an_untrained_null_by_distinct_tuples():
-    """Where the equivalence ends: a NULL test cell at a node trained WITHOUT NULLs goes down the
-    branch with more training samples, and scikit-learn counts samples, not weights. Here a=0
-    holds one distinct tuple (10 rows, class x), a=1 two tuples (2 rows, class y): row by row a
-    NULL a goes with the 10 rows (x), weighted with the 2 tuples (y). Only test tuples with
-    NULLs the training node never saw can be affected; the pinned errors are the weighted tree's."""
+def test_weighted_tree_routes_an_untrained_null_by_records():
+    """A NULL test cell at a node trained WITHOUT NULLs goes down the branch with more training
+    samples, and scikit-learn counts samples, not weights. Here a=0 holds one distinct tuple
+    (10 rows, class x), a=1 two tuples (2 rows, class y): row by row a NULL a goes with the 10
+    rows (x), weighted with the 2 tuples (y) until route_nulls_by_records sends it by rows."""
     pytest.importorskip("sklearn")
     from sklearn.tree import DecisionTreeClassifier
 
-    from anonsql.evaluate.tree import one_hot
+    from anonsql.evaluate.tree import one_hot, route_nulls_by_records
 
     domain = [2, 2]
     rows = np.array([[0, 0]] * 10 + [[1, 0], [1, 1]])
@@ -454,6 +471,56 @@ def test_weighted_tree_routes_an_untrained_null_by_distinct_tuples():
             one_hot(tuples, domain), np.array([0, 1, 1]), sample_weight=weights)
         assert _same_tree(by_row, weighted)
         assert by_row.predict(null_a).tolist() == [0] and weighted.predict(null_a).tolist() == [1]
+        route_nulls_by_records(weighted, one_hot(tuples, domain), np.zeros((3, 2), dtype=bool), np.array([0, 0, 1, 1]))
+        assert _same_tree(by_row, weighted, "missing_go_to_left")
+        assert weighted.predict(null_a).tolist() == [0]
+
+
+def test_tree_without_missing_value_directions_is_a_clear_error():
+    """A scikit-learn whose tree nodes lack missing_go_to_left (before 1.3) is one clear error."""
+    sklearn = pytest.importorskip("sklearn")
+    from types import SimpleNamespace
+
+    from anonsql.evaluate.tree import route_nulls_by_records
+
+    old_nodes = np.zeros(3, dtype=[("left_child", np.intp), ("right_child", np.intp), ("feature", np.intp)])
+    model = SimpleNamespace(tree_=SimpleNamespace(__getstate__=lambda: {"nodes": old_nodes}))
+    with pytest.raises(AnonsqlError, match=rf"needs scikit-learn >= 1.3 .*found {sklearn.__version__}"):
+        route_nulls_by_records(model, np.zeros((1, 1), np.float32), np.zeros((1, 1), bool), np.zeros(1, np.intp))
+
+
+def test_tree_misclassified_equals_row_by_row_trees_with_nulls_on_both_sides():
+    """tree.misclassified end to end against scikit-learn fitted per fold on one row per
+    record: Adult with 10% NULL cells in the training table and 10% (elsewhere) in the test
+    table, 5 folds, two seeds; and the same on tree_table's anonymized copy. Every fold's
+    misclassified count is the row-by-row tree's."""
+    pytest.importorskip("sklearn")
+    from sklearn.tree import DecisionTreeClassifier
+
+    from anonsql.evaluate.model import FoldCombos
+    from anonsql.evaluate.tree import distinct_rows, misclassified, one_hot
+
+    def combos(fold, codes, classes):
+        rows, number = distinct_rows(np.column_stack([fold, codes, classes]))
+        return FoldCombos(rows[:, 0].astype(np.int64), rows[:, 1:-1].astype(np.int32),
+                          rows[:, -1].astype(np.int64), np.bincount(number).astype(np.int64))
+
+    adult, adult_class, adult_domain = _coded_adult()
+    orig, anon = tree_table()
+    small = [np.column_stack([pd.factorize(f[f"q{j}"], sort=True)[0] for j in range(4)]) for f in (orig, anon)]
+    small_class = pd.factorize(orig["cls"], sort=True)[0]
+    cases = [(_blanked(adult, 0.1, 7), _blanked(adult, 0.1, 8), adult_class, adult_domain),
+             (small[1], _blanked(small[0], 0.1, 9), small_class, [int(c.max()) + 1 for c in small[0].T])]
+    for train, test, classes, domain in cases:
+        fold = np.arange(len(classes)) % 5
+        for seed in (0, 1):
+            want = []
+            for f in range(5):
+                model = DecisionTreeClassifier(criterion="entropy", random_state=seed)
+                model.fit(one_hot(train[fold != f], domain), classes[fold != f])
+                want.append(int((model.predict(one_hot(test[fold == f], domain)) != classes[fold == f]).sum()))
+            got = misclassified(combos(fold, train, classes), combos(fold, test, classes), domain, 5, seed)
+            assert got.tolist() == want
 
 
 def test_distinct_rows_numbers_every_row():
@@ -493,7 +560,10 @@ def _wrong_per_fold(report, name: str) -> tuple[list[int], list[int]]:
 
 
 # Misclassified test rows per fold (anonymized-trained, original-trained), pinned as the tree
-# computed them before it trained on tuples numbered once for all folds (issue 16).
+# computed them before it trained on tuples numbered once for all folds (issue 16). Routing
+# untrained NULLs by rows instead of distinct tuples left them unchanged: both original tables
+# are NULL-free, so no test cell is NULL (test_tree_misclassified_equals_row_by_row_trees_with_
+# nulls_on_both_sides covers NULL test cells).
 PINNED_TREE = {
     (10, 0): ([51, 56, 54, 48, 55, 57, 42, 46, 51, 39], 494),
     (5, 3): ([103, 107, 98, 87, 110], 494),
