@@ -15,6 +15,11 @@
  * pruning" below), so no leaf that could beat or tie the best is ever skipped, and ties go to the
  * smallest key, as in the reference. On Adult k=10 a search expands ~440 trie nodes where
  * the reference evaluates ~6,000 tuples; on 10^6 synthetic rows ~370 instead of ~60,000.
+ * The rest is memory traffic: the tries are laid out afresh (siblings adjacent) whenever merged
+ * tuples have scattered enough nodes (trie_layout), a chain reads its tuple's codes from one
+ * line (kcodes), a band of few tuples is evaluated leaf by leaf (scan_band) instead of paying
+ * band_bounds, and the bracket of eq. 10's minimum is found once per search and value, not once
+ * per band (mar_bracket). None of these changes a decision (see each).
  *
  * Why C and not numba: the module then costs nothing at run time (numba's import alone takes
  * ~0.3 s warm and its first compile seconds), there is no new dependency, and the tries,
@@ -39,12 +44,18 @@ typedef int32_t i32;
 
 /*
  * A trie node: the value of its level's attribute, first child (at a leaf: the tuple's key),
- * siblings, parent, the smallest key below it (lets ties be settled without a visit) and the
- * number of tuples below it (a node with one tuple below is a chain: see search_band).
+ * next sibling, the smallest key below it (lets ties be settled without a visit) and the
+ * number of tuples below it (a node with one tuple below is a chain: see search_band). The
+ * links that only updates follow (previous sibling, parent) live apart in Link, so the cache
+ * lines a search reads hold more nodes (20 bytes each instead of 28).
  */
 typedef struct {
-    i32 val, first, next, prev, par, minkey, size;
+    i32 val, first, next, minkey, size;
 } Node;
+
+typedef struct {
+    i32 prev, par;
+} Link;
 
 /* A child met while expanding a trie node: its bound and the partial sums down to it. */
 typedef struct Kid {
@@ -75,6 +86,7 @@ typedef struct {
     i32 *parent;        /* key -> key of the tuple it was merged into (itself while alive) */
     i32 *leaf;          /* trie leaf of a live tuple */
     i32 *pnext, *pprev; /* live keys sharing a pattern (one per class at most) */
+    i32 *kcodes;        /* T x M: codes of a live tuple in trie order (level d at kcodes[key * M + d]) */
     /* distinct patterns y ever seen: hash table, codes, N(y) summed over classes */
     i32 *pcodes;
     i64 *ytot;
@@ -95,8 +107,12 @@ typedef struct {
                            NULL (every value taken as present) where it would outweigh the tries */
     /* trie nodes */
     Node *nodes;
+    Link *links;        /* per node, beside nodes */
     i64 ncap, nused;
     i32 nfree;
+    i64 laid_out, inserted; /* live tuples at the last trie_layout, trie_insert calls since */
+    i64 *sorted;        /* T: scratch of trie_layout */
+    i32 *node_of;       /* T: scratch of trie_layout */
     /* scratch for the branch and bound */
     i64 ventries;       /* sum_j (|V_j| + 1): one bound slot per value and ⊥ */
     i64 *eoff;          /* M+1: slot offset of trie level d */
@@ -104,6 +120,8 @@ typedef struct {
     double *be;         /* per slot: how far the exact term of a leaf in the slot can fall below bm */
     double *sufm, *sufh;/* M+1: sum of per-level minima from level d on */
     double *sufe;       /* M+1: sum of per-level maxima of be from level d on */
+    double *sta, *stb;  /* per slot: mar_bracket of the current search, valid where ststamp = searches */
+    i64 *ststamp, searches;
     i64 evaluations;    /* exact Γ evaluations at leaves (the work pruning saves) */
     i32 *stk_node;
     i64 *stk_depth;
@@ -238,15 +256,15 @@ static i32 node_new(St *s, i32 parent, i32 value, i32 key) {
     Node *nd = &s->nodes[x];
     nd->val = value;
     nd->first = -1;
-    nd->prev = -1;
+    s->links[x].prev = -1;
     nd->next = -1;
-    nd->par = parent;
+    s->links[x].par = parent;
     nd->minkey = key;
     nd->size = 0;
     if (parent >= 0) { /* push front into the parent's children */
         Node *pa = &s->nodes[parent];
         nd->next = pa->first;
-        if (pa->first >= 0) s->nodes[pa->first].prev = x;
+        if (pa->first >= 0) s->links[pa->first].prev = x;
         pa->first = x;
     }
     return x;
@@ -254,18 +272,20 @@ static i32 node_new(St *s, i32 parent, i32 value, i32 key) {
 
 static void node_unlink(St *s, i32 x) {
     Node *nd = &s->nodes[x];
-    if (nd->prev >= 0) s->nodes[nd->prev].next = nd->next;
-    else s->nodes[nd->par].first = nd->next;
-    if (nd->next >= 0) s->nodes[nd->next].prev = nd->prev;
+    const Link *ln = &s->links[x];
+    if (ln->prev >= 0) s->nodes[ln->prev].next = nd->next;
+    else s->nodes[ln->par].first = nd->next;
+    if (nd->next >= 0) s->links[nd->next].prev = ln->prev;
     nd->next = s->nfree;
     s->nfree = x;
 }
 
-/* Count tuple y in or out of the values present per level in the trie (c, band b). */
-static void present(St *s, i64 c, int b, const i32 *y, i32 delta) {
+/* Count the live tuple key in or out of the values present per level in the trie (c, band b). */
+static void present(St *s, i64 c, int b, i64 key, i32 delta) {
     if (!s->vpres) return;
     i32 *pres = s->vpres + (c * s->nbands + b) * s->ventries;
-    for (i64 d = 0; d < s->M; d++) pres[s->eoff[d] + y[s->order[d]] + 1] += delta;
+    const i32 *y = s->kcodes + key * s->M;
+    for (i64 d = 0; d < s->M; d++) pres[s->eoff[d] + y[d] + 1] += delta;
 }
 
 static int trie_insert(St *s, i64 key) {
@@ -273,13 +293,13 @@ static int trie_insert(St *s, i64 key) {
     int b = band_of(s->cnt[key]);
     i32 *root = &s->roots[c * NBANDS + b];
     if (*root < 0 && (*root = node_new(s, -1, -1, INT32_MAX)) < 0) return -1;
-    const i32 *y = s->pcodes + (i64)s->pid[key] * s->M;
-    present(s, c, b, y, 1);
+    const i32 *y = s->kcodes + key * s->M;
+    present(s, c, b, key, 1);
     i32 x = *root;
     for (i64 d = 0; d < s->M - 1; d++) {
         s->nodes[x].size++;
         if (key < s->nodes[x].minkey) s->nodes[x].minkey = (i32)key;
-        i32 v = y[s->order[d]], ch = s->nodes[x].first;
+        i32 v = y[d], ch = s->nodes[x].first;
         while (ch >= 0 && s->nodes[ch].val != v) ch = s->nodes[ch].next;
         if (ch < 0 && (ch = node_new(s, x, v, (i32)key)) < 0) return -1;
         x = ch;
@@ -287,27 +307,28 @@ static int trie_insert(St *s, i64 key) {
     s->nodes[x].size++;
     if (key < s->nodes[x].minkey) s->nodes[x].minkey = (i32)key;
     /* the leaf: (y, c) is unique in S, so it is always new */
-    i32 lf = node_new(s, x, y[s->order[s->M - 1]], (i32)key);
+    i32 lf = node_new(s, x, y[s->M - 1], (i32)key);
     if (lf < 0) return -1;
     s->nodes[lf].first = (i32)key;
     s->nodes[lf].size = 1;
     s->leaf[key] = lf;
     s->band_pop[c * NBANDS + b]++;
+    s->inserted++;
     return 0;
 }
 
 static void trie_remove(St *s, i64 key) {
     i64 c = s->cls[key];
     int b = band_of(s->cnt[key]);
-    present(s, c, b, s->pcodes + (i64)s->pid[key] * s->M, -1);
+    present(s, c, b, key, -1);
     i32 x = s->leaf[key], p;
     for (;;) { /* drop the leaf and every ancestor left without children, root excepted */
-        p = s->nodes[x].par;
+        p = s->links[x].par;
         node_unlink(s, x);
-        if (s->nodes[p].par < 0 || s->nodes[p].first >= 0) break;
+        if (s->links[p].par < 0 || s->nodes[p].first >= 0) break;
         x = p;
     }
-    for (; p >= 0; p = s->nodes[p].par) { /* sizes and min keys above */
+    for (; p >= 0; p = s->links[p].par) { /* sizes and min keys above */
         s->nodes[p].size--;
         if (s->nodes[p].minkey != key) continue;
         i32 m = INT32_MAX;
@@ -331,13 +352,20 @@ static int tuple_add(St *s, i64 key, i64 p, i64 n, int into_trie) {
     if (s->phead[p] >= 0) s->pprev[s->phead[p]] = (i32)key;
     s->phead[p] = (i32)key;
     s->class_alive[s->cls[key]]++;
+    const i32 *y = s->pcodes + p * s->M;
+    for (i64 d = 0; d < s->M; d++) s->kcodes[key * s->M + d] = y[s->order[d]];
     return into_trie ? trie_insert(s, key) : 0;
 }
 
 /*
- * The initial tries in one sweep per level over the keys sorted by (class, band, pattern in
- * trie order): siblings get adjacent nodes, so a search scans them from few cache lines.
- * Same tries as inserting the keys one by one, only laid out better.
+ * All tries laid out afresh in one sweep per level over the live keys sorted by (class, band,
+ * pattern in trie order): siblings get adjacent nodes, so a search scans them from few cache
+ * lines. Same tries as inserting the keys one by one, only laid out better. Done at the start
+ * and again once the tuples inserted since (merged tuples, whose nodes land on freed slots
+ * scattered over the array) reach a quarter (1/RELAYOUT) of the tuples then laid out. The layout changes no
+ * decision, nor even the order of a search's visits: search_band orders the children it pushes
+ * by (bound, smallest key below), both functions of the subtree alone, and the smallest keys of
+ * disjoint subtrees differ; trie_remove's minimum over children does not depend on their order.
  */
 static const St *sort_ctx; /* qsort has no context argument; run() holds the GIL throughout */
 
@@ -347,37 +375,58 @@ static int build_cmp(const void *pa, const void *pb) {
     if (s->cls[a] != s->cls[b]) return s->cls[a] < s->cls[b] ? -1 : 1;
     int ba = band_of(s->cnt[a]), bb = band_of(s->cnt[b]);
     if (ba != bb) return ba < bb ? -1 : 1;
-    const i32 *ya = s->pcodes + (i64)s->pid[a] * s->M, *yb = s->pcodes + (i64)s->pid[b] * s->M;
-    for (i64 d = 0; d < s->M; d++) {
-        i32 va = ya[s->order[d]], vb = yb[s->order[d]];
-        if (va != vb) return va < vb ? -1 : 1;
-    }
+    const i32 *ya = s->kcodes + a * s->M, *yb = s->kcodes + b * s->M;
+    for (i64 d = 0; d < s->M; d++)
+        if (ya[d] != yb[d]) return ya[d] < yb[d] ? -1 : 1;
     return (a > b) - (a < b);
 }
 
-static int trie_build(St *s, i64 *sorted, i32 *node_of) {
+#define RELAYOUT 4
+static int trie_layout(St *s) {
     const i64 M = s->M;
-    for (i64 i = 0; i < s->T; i++) sorted[i] = i;
+    i64 *sorted = s->sorted, live = 0;
+    i32 *node_of = s->node_of;
+    for (i64 key = 0; key < s->T; key++)
+        if (s->alive[key]) sorted[live++] = key;
+    s->nused = 0;
+    s->nfree = -1;
+    for (i64 i = 0; i < s->C * NBANDS; i++) {
+        s->roots[i] = -1;
+        s->band_pop[i] = 0;
+    }
+    if (s->vpres) memset(s->vpres, 0, sizeof(i32) * (size_t)(s->C * s->nbands * s->ventries));
+    s->laid_out = live;
+    s->inserted = 0;
     sort_ctx = s;
-    qsort(sorted, (size_t)s->T, sizeof(i64), build_cmp);
-    for (i64 a = 0, b; a < s->T; a = b) {
+    qsort(sorted, (size_t)live, sizeof(i64), build_cmp);
+    for (i64 a = 0, b; a < live; a = b) {
         i64 c = s->cls[sorted[a]];
         int band = band_of(s->cnt[sorted[a]]);
-        for (b = a; b < s->T && s->cls[sorted[b]] == c && band_of(s->cnt[sorted[b]]) == band; b++) {}
+        for (b = a; b < live && s->cls[sorted[b]] == c && band_of(s->cnt[sorted[b]]) == band; b++) {}
         i32 root = node_new(s, -1, -1, INT32_MAX);
         if (root < 0) return -1;
         s->roots[c * NBANDS + band] = root;
         s->band_pop[c * NBANDS + band] = b - a;
         s->nodes[root].size = (i32)(b - a);
-        for (i64 i = a; i < b; i++) present(s, c, band, s->pcodes + (i64)s->pid[sorted[i]] * M, 1);
+        for (i64 i = a; i < b; i++) present(s, c, band, sorted[i], 1);
         for (i64 d = 0; d < M; d++) {
             i32 prev_parent = -1, prev_node = -1;
             for (i64 i = a; i < b; i++) {
                 i64 key = sorted[i];
                 i32 parent = d == 0 ? root : node_of[i];
-                i32 v = s->pcodes[(i64)s->pid[key] * M + s->order[d]];
+                i32 v = s->kcodes[key * M + d];
                 if (d == M - 1 || parent != prev_parent || s->nodes[prev_node].val != v) {
-                    if ((prev_node = node_new(s, parent, v, (i32)key)) < 0) return -1;
+                    /* siblings linked in ascending address order (node_new would push to the front) */
+                    i32 x = node_new(s, -1, v, (i32)key);
+                    if (x < 0) return -1;
+                    s->links[x].par = parent;
+                    if (parent == prev_parent) {
+                        s->nodes[prev_node].next = x;
+                        s->links[x].prev = prev_node;
+                    } else {
+                        s->nodes[parent].first = x;
+                    }
+                    prev_node = x;
                     prev_parent = parent;
                 }
                 Node *nd = &s->nodes[prev_node];
@@ -515,22 +564,38 @@ static inline double gamma_n(double n) { return n * UNIT_ROUNDOFF / (1.0 - n * U
  *   the right. So the result is the exact minimum of f̃ over the band, and no rounding allowance
  *   is needed for it. In practice the walk stops after one step: f's curvature dwarfs nu.
  * Where p̂ is so close to 1 that err or the walk exceeds WALK_MAX steps, -inf (no pruning on it).
+ * The bracket depends on the slot and the search (N, D, w), not on the band: mar_bracket
+ * computes it once per search for every band (the slot's bracket in sta/stb). The bracket only
+ * saves steps: the walk's stopping rule holds from any start (f̃ is within 2 nu of unimodal), so
+ * a wrong bracket would cost walking (or -inf past WALK_MAX), never an inexact minimum.
  */
 #define WALK_MAX 64
-static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD, double nu) {
-    const double *L = s->ltab;
+static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double *a, double *b) {
     const double p = s->phat[r];
-#define F(m) (p * (L[s->a_base + N] - L[s->a_base + N - (m)]) + (L[s->v_base[j] + D - wt - (m)] - LD))
-    i64 n1 = lo, n2 = lo;
-    if (hi > lo && p < 1.0) {
+    *a = *b = NAN; /* p̂ = 1: unused */
+    if (p < 1.0) {
         double nv = (double)(s->voff[j + 1] - s->voff[j]);
         double num = (double)N + s->alpha - p * ((double)(D - wt) + s->alpha * nv);
         double star = num / (1.0 - p);
         /* |computed - exact n*|: each of the ~6 operations rounds relative to its magnitude */
         double err = SAFETY * gamma_n(8.0) * ((double)N + s->alpha + (double)(D - wt) + s->alpha * nv + fabs(num))
                      / (1.0 - p);
-        if (err > WALK_MAX) return -INFINITY;
-        double a = floor(star - err), b = ceil(star + err);
+        if (err > WALK_MAX) *a = *b = INFINITY; /* no bracket */
+        else {
+            *a = floor(star - err);
+            *b = ceil(star + err);
+        }
+    }
+}
+
+static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD, double nu,
+                           double a, double b) {
+    const double *L = s->ltab;
+    const double p = s->phat[r];
+#define F(m) (p * (L[s->a_base + N] - L[s->a_base + N - (m)]) + (L[s->v_base[j] + D - wt - (m)] - LD))
+    i64 n1 = lo, n2 = lo;
+    if (hi > lo && p < 1.0) {
+        if (a == INFINITY) return -INFINITY;
         n1 = a <= (double)lo ? lo : a >= (double)hi ? hi : (i64)a;
         n2 = b >= (double)hi ? hi : b <= (double)lo ? lo : (i64)b;
     } /* p̂ = 1: f' >= 0 (D-w+α|V| >= N+α), smallest at lo */
@@ -631,7 +696,12 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
                     double la = fabs(L[s->a_base + N]) > la0 ? fabs(L[s->a_base + N]) : la0; /* Λa */
                     double nu = SAFETY * (2.0 * UNIT_ROUNDOFF * LOG_ULPS * (p * (fabs(L[s->a_base + N]) + la)
                                                                            + fabs(LD) + lv) + gamma_n(2.0) * mag);
-                    fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu);
+                    i64 o = s->eoff[d] + e;
+                    if (s->ststamp[o] != s->searches) { /* first band of this search needing the slot */
+                        s->ststamp[o] = s->searches;
+                        mar_bracket(s, j, r, N, D, wt, &s->sta[o], &s->stb[o]);
+                    }
+                    fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu, s->sta[o], s->stb[o]);
                     fh = (double)(wt + lo);
                     fe = SAFETY * 2.0 * gamma_n(2.0) * mag; /* the two association orders */
                 }
@@ -743,9 +813,9 @@ static void search_band(St *s, Search *q, i32 root) {
              * are made here from the tuple's codes, without loading the chain's nodes. */
             i64 key = s->nodes[x].minkey;
             if (key == q->t) continue;
-            const i32 *y2 = s->pcodes + (i64)s->pid[key] * s->M;
+            const i32 *y2 = s->kcodes + key * s->M;
             for (; d < s->M; d++) {
-                i64 e = (i64)y2[s->order[d]] + 1, o = s->eoff[d];
+                i64 e = (i64)y2[d] + 1, o = s->eoff[d];
                 pm = pm + s->bm[o + e];
                 ph = ph + s->bh[o + e];
                 pe = pe + s->be[o + e];
@@ -762,7 +832,10 @@ static void search_band(St *s, Search *q, i32 root) {
             double cm = pm + bm[e], chh = ph + bh[e], ce = pe + be[e];
             double b = node_bound(s, q, cm, chh, ce, d + 1);
             if (hopeless(q, b, nd->minkey)) continue;
-            if (nd->first >= 0 && d + 1 < s->M) __builtin_prefetch(&s->nodes[nd->first]); /* expanded soon */
+            if (d + 1 < s->M) { /* expanded soon: a chain reads its tuple's codes, a node its children */
+                if (nd->size == 1) __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M]);
+                else __builtin_prefetch(&s->nodes[nd->first]);
+            }
             Kid *kid = &s->kids[m++];
             kid->node = ch;
             kid->minkey = nd->minkey;
@@ -784,6 +857,32 @@ static void search_band(St *s, Search *q, i32 root) {
     }
 }
 
+/*
+ * Every leaf of the trie root, evaluated exactly. For a band of pop tuples this reads pop x M
+ * cells, where band_bounds walks every value slot (sum_j |V_j| + 1, one closed-form minimum per
+ * value present) before the search even starts: best_partner scans a band when pop x M is at
+ * most that many slots. The result is the same as search_band's: that search is exact (it never
+ * skips a leaf that could beat or tie the best), so both leave q->best at the smallest computed
+ * Γ of the band and the best before, ties to the smallest key.
+ */
+static void scan_band(St *s, Search *q, i32 root) {
+    i64 top = 0;
+    s->stk_node[top] = root;
+    s->stk_depth[top++] = 0;
+    while (top > 0) {
+        top--;
+        i32 x = s->stk_node[top];
+        i64 d = s->stk_depth[top];
+        if (d == s->M) leaf(s, q, s->nodes[x].first);
+        else if (s->nodes[x].size == 1) leaf(s, q, s->nodes[x].minkey);
+        else
+            for (i32 ch = s->nodes[x].first; ch >= 0; ch = s->nodes[ch].next) {
+                s->stk_node[top] = ch;
+                s->stk_depth[top++] = d + 1;
+            }
+    }
+}
+
 /* t* for t: the tuple of t's class minimising Γ(t, ·) over S minus t, or -1 if none. */
 static i64 best_partner(St *s, i64 t, double *gamma) {
     Search q;
@@ -794,9 +893,14 @@ static i64 best_partner(St *s, i64 t, double *gamma) {
     q.best = INFINITY;
     q.best_key = -1;
     q.err0 = 0.0;
+    s->searches++;
     for (int b = 0; b < NBANDS; b++) {
         i64 pop = s->band_pop[q.c * NBANDS + b];
         if (pop == 0 || (pop == 1 && band_of(q.n) == b)) continue;
+        if (pop * s->M <= s->ventries) {
+            scan_band(s, &q, s->roots[q.c * NBANDS + b]);
+            continue;
+        }
         i64 lo, hi;
         band_range(b, &lo, &hi);
         band_bounds(s, &q, b, lo, hi);
@@ -874,8 +978,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     double *gammas = b_gammas.buf;
     i64 max_steps = b_draws.len / (Py_ssize_t)sizeof(double);
     i64 iterations = 0, solo = 0, cross = 0, groups = 0;
-    i32 *unull = NULL, *u = NULL, *node_of = NULL;
-    i64 *sorted = NULL;
+    i32 *unull = NULL, *u = NULL;
 
     if (T < 1 || M < 1 || C < 1 || T * M + C * NBANDS + 16 >= INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: count table empty or too large (T x M >= 2^31)");
@@ -911,7 +1014,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         for (i64 v = s.voff[j]; v < s.voff[j + 1]; v++)
             for (i64 c = 0; c < C; c++) s.dcur[j * C + c] += s.ncur[v * C + c];
     ALLOC(s.pid, T); ALLOC(s.cnt, T); ALLOC(s.alive, T); ALLOC(s.parent, T); ALLOC(s.leaf, T);
-    ALLOC(s.pnext, T); ALLOC(s.pprev, T);
+    ALLOC(s.pnext, T); ALLOC(s.pprev, T); ALLOC(s.kcodes, T * M);
     s.pcap = T + max_steps + 1; /* each step makes at most one new pattern */
     ALLOC(s.pcodes, s.pcap * M); ALLOC(s.ytot, s.pcap); ALLOC(s.phead, s.pcap);
     uint64_t hcap = 1;
@@ -926,6 +1029,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     for (i64 i = 0; i < C * NBANDS; i++) s.roots[i] = -1;
     s.ncap = T * M + C * NBANDS + 16; /* live tuples x levels + roots; freed nodes are reused */
     ALLOC(s.nodes, s.ncap);
+    ALLOC(s.links, s.ncap);
     s.nfree = -1;
     ALLOC(s.eoff, M + 1);
     i64 maxv = 0;
@@ -947,6 +1051,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
      * bytes); many classes times a near-unique QI would make it the largest block: then it is off. */
     if (C * s.nbands * s.ventries <= 7 * T * M + ((i64)1 << 20)) ALLOC(s.vpres, C * s.nbands * s.ventries);
     ALLOC(s.bm, s.ventries); ALLOC(s.bh, s.ventries); ALLOC(s.be, s.ventries);
+    ALLOC(s.sta, s.ventries); ALLOC(s.stb, s.ventries); ALLOC(s.ststamp, s.ventries);
     ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1); ALLOC(s.sufe, M + 1);
     s.kid_cap = maxv + 2;
     ALLOC(s.kids, s.kid_cap);
@@ -960,13 +1065,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
         i64 p = pattern_id(&s, codes + key * M);
         if (p < 0 || tuple_add(&s, key, p, ((const i64 *)b_cnt.buf)[key], 0) < 0) goto internal;
     }
-    ALLOC(sorted, T);
-    ALLOC(node_of, T);
-    if (trie_build(&s, sorted, node_of) < 0) goto internal;
-    PyMem_Free(sorted);
-    PyMem_Free(node_of);
-    sorted = NULL;
-    node_of = NULL;
+    ALLOC(s.sorted, T);
+    ALLOC(s.node_of, T);
+    if (trie_layout(&s) < 0) goto internal;
     for (i64 p = 0; p < s.npat; p++) refresh(&s, p);
 
     /* The loop touches no Python object but `progress`: other threads may run meanwhile. */
@@ -985,7 +1086,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
         i64 rank = (i64)(draws[iterations] * (double)s.nviol);
         if (rank > s.nviol - 1) rank = s.nviol - 1;
         int kind = step(&s, fen_find(&s, rank), u, unull, &gammas[iterations]);
-        if (kind < 0) { failed = 1; break; }
+        if (kind < 0 || (s.inserted * RELAYOUT >= s.laid_out && trie_layout(&s) < 0)) { failed = 1; break; }
         solo += kind == 1;
         cross += kind == 2;
         iterations++;
@@ -1007,10 +1108,10 @@ internal:
     PyErr_SetString(PyExc_RuntimeError, "anonsql.kanon._core: internal invariant violated");
 done:
     {
-        void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.pcodes, s.ytot,
-                          s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff,
-                          s.bm, s.bh, s.be, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
-                          s.stk_bound, unull, u, sorted, node_of, s.vpres};
+        void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
+                          s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.links, s.eoff,
+                          s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
+                          s.stk_bound, unull, u, s.sorted, s.node_of, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
     Py_buffer *bufs[] = {&b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior,
