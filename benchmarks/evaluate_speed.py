@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from common import finish, load_frame, measure_in, old_tree  # noqa: E402
 from protect_scale import frame  # noqa: E402
+from rss import peak_rss_mb  # noqa: E402
 
 QI = [f"s{j}" for j in range(7)]
 
@@ -38,7 +39,7 @@ def run_one(db: str) -> dict:
     return {"seconds": round(time.perf_counter() - start, 2),
             "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),  # the process's CPU, less inflated by load
             "stage_seconds": {k: round(v, 2) for k, v in r.seconds.items()},
-            "peak_rss_mb": usage.ru_maxrss // 1024,
+            "peak_rss_mb": peak_rss_mb(),  # its own VmHWM: ru_maxrss would carry the parent's
             "errors": {c.classifier: [c.error, c.baseline_error, c.fold_errors, c.baseline_fold_errors]
                        for c in r.classifiers.values()}}
 

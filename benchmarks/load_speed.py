@@ -24,9 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import engines  # noqa: E402
 
-# One load, measured inside a child process: wall seconds and peak RSS (ru_maxrss, KiB on Linux).
+# One load, measured inside a child process: wall seconds and peak RSS (benchmarks/rss.py: the
+# child's own VmHWM; ru_maxrss would carry the parent's). argv[5]: the benchmarks directory.
 _CHILD = r"""
-import json, resource, sys, time, importlib.util
+import json, sys, time, importlib.util
 mode, csv_path, db = sys.argv[1:4]
 import anonsql
 from anonsql.engine import connect
@@ -46,7 +47,9 @@ else:
     old.write_frame(eng, frame, "hospital", replace=True)
     eng.close()
 seconds = time.perf_counter() - start
-peak_mb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+sys.path.insert(0, sys.argv[5])
+from rss import peak_rss_mb
+peak_mb = peak_rss_mb()
 print(json.dumps({"seconds": round(seconds, 2), "peak_mb": peak_mb}))
 """
 
@@ -70,7 +73,8 @@ def hospital_csv(path: Path, rows: int, seed: int = 0) -> None:
 
 
 def run(mode: str, csv_path: Path, db: str, old_module: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, mode, str(csv_path), db, str(old_module)],
+    out = subprocess.run([sys.executable, "-c", _CHILD, mode, str(csv_path), db, str(old_module),
+                          str(Path(__file__).resolve().parent)],
                          capture_output=True, text=True, cwd=ROOT)
     if out.returncode:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}

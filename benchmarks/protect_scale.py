@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -24,6 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from common import TempPostgres, finish, load_frame, measure_in, old_tree  # noqa: E402
+from rss import peak_rss_mb  # noqa: E402
 
 
 def frame(rows: int, seed: int = 0) -> pd.DataFrame:
@@ -45,10 +45,10 @@ def run_one(db: str, method: str, n: int) -> dict:
     rows = [str(1 + r * (n // 10)) for r in range(10)]
     start = time.perf_counter()
     r = anonsql.protect_table(db, "t", "patient_id", target="diagnosis", rows=rows, method=method, replace=True)
-    return {"seconds": round(time.perf_counter() - start, 2), "peak_rss_mb": resource.getrusage(
-        resource.RUSAGE_SELF).ru_maxrss // 1024, "ok": r.ok, "changed_cells": r.changed_cells,
-        "stages": {k: round(v, 2) for k, v in r.seconds.items()} if isinstance(r.seconds, dict) else r.seconds,
-        "anonsql": str(Path(anonsql.__file__).parent)}
+    return {"seconds": round(time.perf_counter() - start, 2), "peak_rss_mb": peak_rss_mb(), "ok": r.ok,
+            "changed_cells": r.changed_cells,
+            "stages": {k: round(v, 2) for k, v in r.seconds.items()} if isinstance(r.seconds, dict) else r.seconds,
+            "anonsql": str(Path(anonsql.__file__).parent)}
 
 
 def measure(db: str, method: str, n: int, tree: Path | None = None) -> dict:
