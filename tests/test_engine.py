@@ -102,3 +102,21 @@ def test_postgres_work_mem_raised_only_where_nobody_chose_it(db):
     engine = PostgresEngine(f"{db}{sep}options=-c%20work_mem%3D8MB")
     assert engine.fetch_all("SHOW work_mem") == [("8MB",)]
     engine.close()
+
+
+def test_duckdb_session_settings(tmp_path):
+    """A database anonsql opens has no progress bar (it would land on stdout ahead of --json)
+    and hands freed memory back in the background (the statistics' ~0.2 GB would otherwise
+    stay with the process through the loops and fits that follow); a caller's own open
+    connection is left as it was."""
+    import duckdb
+
+    engine = connect(str(tmp_path / "s.duckdb"), create=True)
+    settings = "SELECT current_setting('enable_progress_bar'), current_setting('allocator_background_threads')"
+    assert engine.fetch_all(settings) == [(False, True)]
+    engine.close()
+    con = duckdb.connect(str(tmp_path / "own.duckdb"))
+    before = con.execute(settings).fetchall()
+    connect(con).close()
+    assert con.execute(settings).fetchall() == before
+    con.close()

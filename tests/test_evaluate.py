@@ -489,16 +489,21 @@ def test_tree_without_missing_value_directions_is_a_clear_error():
         route_nulls_by_records(model, np.zeros((1, 1), np.float32), np.zeros((1, 1), bool), np.zeros(1, np.intp))
 
 
-def test_tree_misclassified_equals_row_by_row_trees_with_nulls_on_both_sides():
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_tree_misclassified_equals_row_by_row_trees_with_nulls_on_both_sides(monkeypatch, workers):
     """tree.misclassified end to end against scikit-learn fitted per fold on one row per
     record: Adult with 10% NULL cells in the training table and 10% (elsewhere) in the test
     table, 5 folds, two seeds; and the same on tree_table's anonymized copy. Every fold's
-    misclassified count is the row-by-row tree's."""
+    misclassified count is the row-by-row tree's, whether the folds are fitted one at a time
+    or several at once in threads (FIT_WORKERS)."""
     pytest.importorskip("sklearn")
     from sklearn.tree import DecisionTreeClassifier
 
+    from anonsql.evaluate import tree
     from anonsql.evaluate.model import FoldCombos
     from anonsql.evaluate.tree import distinct_rows, misclassified, one_hot
+
+    monkeypatch.setattr(tree, "FIT_WORKERS", workers)
 
     def combos(fold, codes, classes):
         rows, number = distinct_rows(np.column_stack([fold, codes, classes]))

@@ -25,31 +25,31 @@ the children's weighted counts (= rows), so the tree is the one fitted on one ro
 node for node, missing-value routing included (tests/test_evaluate.py checks trees and
 predictions with NULL test cells against the row-by-row fit, on Adult among others). The
 rewrite costs ~0.2 CPU s per fold trained with NULLs at 10^6 rows (one `apply` of the training
-tuples; ~2.3 s of a ~75 s run), next to nothing for a fold trained without NULLs.
+tuples; ~2.3 of the ~58 CPU seconds), next to nothing for a fold trained without NULLs.
 
 Work done once, not per fold: the distinct (QI vector, class) tuples of all folds are numbered
 and one-hot coded once (column-major float32, the layout scikit-learn's splitter reads a
-feature at a time, so fit copies nothing), and so are the test side's distinct QI vectors.
+feature at a time, so fit copies nothing); the test side's distinct QI vectors are numbered
+once and one-hot coded per fold, for the vectors the fold asks about.
 Fold f's weights are one bincount of the other folds' counts over those numbers; the tuples
 seen only in fold f get weight 0, which scikit-learn's splitter leaves out (the same tree,
-node for node, as fitted on the weighted tuples alone: tested). The folds are fitted one
-after the other: two parallel fits (threads: scikit-learn's builder releases the GIL) give
-identical trees but hold a second tree (+~160 MB at 10^6 rows, above issue 16's 1 GB) and
-gained nothing on the shared 2 cores.
-
-NOT YET (issue 16's 60 s): at 10^6 rows, 8 columns, 10 folds the twenty scikit-learn fits
-take ~70 CPU seconds by themselves (~5 s for each of the ~610,000 weighted tuples with NULLs
-of the anonymized side, ~1.7 s for the ~364,000 of the original;
-benchmarks/results/evaluate_speed.json). Going below needs a tree grown from count tables in
-compiled code that reproduces scikit-learn's splits, its missing-value routing and its seeded
-tie-breaks exactly.
+node for node, as fitted on the weighted tuples alone: tested). FIT_WORKERS folds are fitted
+at once, in threads (scikit-learn's builder releases the GIL; each fold's tree depends only on
+its weights and seed, so the trees are those of one fit after the other: tested); each worker
+holds one tree and its fitting buffers (~0.1 GB at 10^6 rows), so the count stays at two, the
+cores of the machine this was measured on. At 10^6 rows, 8 columns, 10 folds the twenty fits
+take ~55 CPU seconds (benchmarks/evaluate_speed.py); less CPU needs a tree grown from count
+tables in compiled code that reproduces scikit-learn's splits, missing-value routing and
+seeded tie-breaks.
 
 Pure numpy + scikit-learn: no SQL here.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -57,6 +57,8 @@ from ..errors import AnonsqlError
 from .model import FoldCombos
 
 SKLEARN_MISSING = "the tree classifier needs scikit-learn: pip install 'anonsql[eval]'"
+#: Folds fitted at once (threads): two cores' worth; each holds a tree while it works.
+FIT_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def require_sklearn():
@@ -94,24 +96,28 @@ def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_fold
     attribute_of = np.repeat(np.arange(len(domain)), domain)  # one-hot column -> attribute j
     del tuples
     vectors, vector_of = distinct_rows(test.codes)
-    ask_x = one_hot(vectors, domain)
-    del vectors
     counts = train.counts.astype(np.float64)
 
-    wrong = np.zeros(n_folds, dtype=np.int64)
-    for f in range(n_folds):
+    def fold_wrong(f: int) -> int:
+        """Fold f's misclassified test rows (0 when fold f has no test row)."""
         ask, learn = test.fold == f, train.fold != f
-        if ask.any():
-            # weight 0 for the tuples seen only in fold f: scikit-learn's splitter leaves them out
-            weights = np.bincount(tuple_of[learn], weights=counts[learn], minlength=len(learn_y))
-            model = tree_class(criterion="entropy", random_state=seed % 2**32)
-            model.fit(learn_x, learn_y, sample_weight=weights)
-            route_nulls_by_records(model, learn_x, learn_null & (weights > 0)[:, None], attribute_of)
-            asked, where = np.unique(vector_of[ask], return_inverse=True)  # each distinct QI vector once
-            predicted = model.predict(ask_x[asked])[where.reshape(-1)]
-            wrong[f] = int(test.counts[ask][predicted != test.classes[ask]].sum())
-        if progress is not None:
-            progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
+        if not ask.any():
+            return 0
+        # weight 0 for the tuples seen only in fold f: scikit-learn's splitter leaves them out
+        weights = np.bincount(tuple_of[learn], weights=counts[learn], minlength=len(learn_y))
+        model = tree_class(criterion="entropy", random_state=seed % 2**32)
+        model.fit(learn_x, learn_y, sample_weight=weights)
+        route_nulls_by_records(model, learn_x, learn_null & (weights > 0)[:, None], attribute_of)
+        asked, where = np.unique(vector_of[ask], return_inverse=True)  # each distinct QI vector once
+        predicted = model.predict(one_hot(vectors[asked], domain))[where.reshape(-1)]
+        return int(test.counts[ask][predicted != test.classes[ask]].sum())
+
+    wrong = np.zeros(n_folds, dtype=np.int64)
+    with ThreadPoolExecutor(FIT_WORKERS) as pool:
+        for f, w in enumerate(pool.map(fold_wrong, range(n_folds))):  # results in fold order
+            wrong[f] = w
+            if progress is not None:
+                progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
     return wrong
 
 
