@@ -33,15 +33,16 @@ _BLOCK = 64  # the block size of SHA-256, in bytes (RFC 2104's B)
 
 
 def near_unique(engine: Engine, table: Table, columns: Sequence[str]) -> list[str]:
-    """A warning for each of `columns` of `table` that is unique or nearly unique (one scan,
-    sql/common/column_profile.sql); [] when none is, or the table has fewer than 2 rows."""
+    """A warning for each of `columns` of `table` that is unique or nearly unique (the rows,
+    then one GROUP BY per column: sql/common/distinct_count.sql); [] when none is, or the
+    table has fewer than 2 rows."""
     if not columns:
         return []
-    text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(columns))
-    row = engine.fetch_all(text, params)[0]
-    rows, distinct = int(row[0]), [int(v) for v in row[1:1 + len(columns)]]  # n_distinct_j, then n_null_j
+    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.expr))[0][0])
     if rows < 2:
         return []
+    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.expr,
+                                                 col=sql.column(name)))[0][0]) for name in columns]
     return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {table} ({d:,} distinct values "
             f"in {rows:,} rows) and is not a quasi-identifier: it names a row on its own (a direct identifier); "
             "drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"

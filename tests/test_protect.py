@@ -590,6 +590,26 @@ def test_metrics_of_table_3_4(engine, make_table):
     assert m["avg_change_mutual_information"] > 0
 
 
+def test_source_tuples_fetched_once(engine, make_table, monkeypatch):
+    """The source's distinct tuples leave the database once per run: the algorithm's counts and
+    (on PostgreSQL) the metrics' distributions before the change share one fetch, and the
+    metrics stay those of Table 3.4."""
+    from anonsql.protect import stats
+
+    make_table("records", TABLE_1_2)
+    fetched = []
+    real = stats.tuple_table
+
+    def spy(engine, table, columns):
+        fetched.append(table.name)
+        return real(engine, table, columns)
+    monkeypatch.setattr(stats, "tuple_table", spy)
+    r = symptoms_only(engine, rows=["2"], method="dropp", out="records_pub")
+    assert fetched.count("records") == 1
+    assert len(fetched) == (2 if engine.dialect == "postgres" else 1)  # PostgreSQL: the output's, for the metrics
+    assert r.metrics["direct_distance"] == 3 and r.metrics["avg_change_mutual_information"] > 0
+
+
 def test_metrics_math():
     from anonsql.protect import metrics
     assert metrics.kl_distance({"a": 2, "b": 2}, {"a": 2, "b": 1}, 4) == pytest.approx(0.5)

@@ -12,9 +12,10 @@ dropped. `delete_rows=True` removes such rows instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +30,9 @@ from .deletion import COIN_KEPT, DELETED, NU, Cell, Microdata, SeededChance
 from .generalization import GeneralizedMicrodata
 from .request import ProtectionInput, resolve
 from .suppress import CellResult, protect_cells
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: A cell still predicted after this many runs of its method is deleted (the thesis's fallback).
 MAX_RUNS = 3
@@ -151,9 +155,13 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                            rows=inp.n, taxonomies={c: t.name for c, t in inp.taxonomies.items()},
                            dropped=drop, pseudonymized=pseudonymize)
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
+    # the source's distinct tuples over the run's columns, fetched once: for the algorithm's
+    # counts and, on PostgreSQL, for the metrics' distributions before the change
+    source_tuples = cache(lambda: stats.tuple_table(engine, source.expr, inp.columns))
     with report.timed("algorithm"):
         extra = [c for c in source.column_names if c != inp.key and c not in (*inp.columns, *drop)]
-        results, values, decisions = _decide(engine, source, inp, extra, method, top_k, seed, delete_rows, say)
+        results, values, decisions = _decide(engine, source, inp, extra, method, top_k, seed, delete_rows,
+                                             source_tuples, say)
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
@@ -167,7 +175,8 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     # output and changes table are created under staged_outputs' names (Spark: staging tables, renamed once verified)
     staging = staged_outputs(engine, [(dest, replaced), (changes, existing)])
     with engine.transaction(), staging as (stage, stage_changes):
-        before = stats.distributions(engine, source.expr, published, inp.columns)
+        before = stats.distributions(engine, source.expr, published, inp.columns, source_tuples)
+        source_tuples.cache_clear()  # not needed after this: let it go before the rewrite
         with report.timed("rewrite"):
             rewrite.write_back(rewrite.Apply(engine), source, stage, stage_changes, inp.key, decisions,
                                in_place=in_place, ctas=ctas)
@@ -200,14 +209,14 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
 
 
 def _decide(engine: Engine, source: Table, inp: ProtectionInput, extra: list[str], method: str, top_k: int | None,
-            seed: int, delete_rows: bool,
+            seed: int, delete_rows: bool, tuples: Callable[[], pa.Table],
             say: Progress) -> tuple[list[CellResult], list[np.ndarray], rewrite.Decisions]:
     """Run the algorithm on the coded input, its rows read from `source` when needed; its changes
     as decisions (row key, column, label), a deleted tuple's `extra` columns (those no
     classifier reads) turned NULL too."""
     coding = inp.coding()
     values = coding.values
-    rows = stats.fetched_rows(engine, source.expr, inp, coding)
+    rows = stats.fetched_rows(engine, source.expr, inp, coding, tuples)
     col = {c: j for j, c in enumerate(inp.columns)}
     domains = [len(v) for v in values]
     preds = {col[t]: [col[a] for a in inp.attrs[t]] for t in inp.targets}

@@ -8,7 +8,7 @@ and the rows the algorithms touch, never the table's rows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +24,8 @@ from .rows import FetchedRows
 from .taxonomy import Taxonomy
 
 if TYPE_CHECKING:  # request imports this module
+    import pyarrow as pa
+
     from .request import Coding, ProtectionInput
 
 #: The taxonomy store: one (taxonomy, position, value, parent) row per node.
@@ -87,10 +89,18 @@ def rows_kept(engine: Engine, out: exp.Table, source: exp.Table, key: str) -> tu
     return int(n), int(missing)
 
 
-def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding: Coding) -> FetchedRows:
+def tuple_table(engine: Engine, table: exp.Table, columns: Sequence[str]) -> pa.Table:
+    """The distinct (values of `columns`) tuples with their counts, the count last, as Arrow."""
+    return engine.fetch_arrow(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
+                                          col=sql.columns(columns)))
+
+
+def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding: Coding,
+                 tuples: Callable[[], pa.Table]) -> FetchedRows:
     """The run's rows as the algorithms read them: the confidential rows now, the distinct tuples
-    (protect/tuple_counts) and the rows of one class holding one value (protect/rows_where)
-    when asked, coded by `coding` (values leave the database coded in Python, per fetched row)."""
+    (`tuples()`: tuple_table over inp.columns, shared with `distributions`) and the rows of one
+    class holding one value (protect/rows_where) when asked, coded by `coding` (values leave the
+    database coded in Python, per fetched row)."""
     m = len(inp.columns)
 
     def coded(found: Sequence[Sequence[Any]]) -> np.ndarray:
@@ -105,8 +115,7 @@ def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding:
         return [r[0] for r in found], coded([r[1:] for r in found])
 
     def counts() -> tuple[np.ndarray, np.ndarray]:
-        bound = dict(tbl=table, col=sql.columns(inp.columns))
-        found = engine.fetch_arrow(*sql.render("protect/tuple_counts", engine.dialect, **bound))
+        found = tuples()
         columns = [coding.code_arrow(j, found.column(j)) for j in range(m)]  # vectorized where it can be
         ready = [c for c in columns if c is not None]
         if len(ready) == m:
@@ -118,14 +127,16 @@ def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding:
     return FetchedRows(inp.n, fetch, counts, {k: coding.code(v) for k, v in inp.confidential.items()})
 
 
-def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Sequence[str]) -> Distributions:
+def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Sequence[str],
+                  tuples: Callable[[], pa.Table] | None = None) -> Distributions:
     """First-order counts per attribute of `cols` (None = ν) and joint counts of non-ν pairs
     among the `paired` ones only (Defs. 2.7, 2.9: the attributes the run reads), keyed by value
     text so that a column turned into text still matches its source. On PostgreSQL the paired
     attributes' counts are summed from their distinct tuples (protect/tuple_counts: one hash
-    aggregation, where a grouping set per attribute or pair costs a sort each); elsewhere
-    grouping sets do it in the database (protect/value_counts, protect/pair_counts: DuckDB and
-    Spark hash them, and only the small counts leave it)."""
+    aggregation, where a grouping set per attribute or pair costs a sort each; `tuples()`, when
+    given, is that table over `paired` already fetched for the algorithm); elsewhere grouping
+    sets do it in the database (protect/value_counts, protect/pair_counts: DuckDB and Spark hash
+    them, and only the small counts leave it)."""
     single: list[dict[Any, int]] = [{} for _ in cols]
     both = [j for j, c in enumerate(cols) if c in paired]
     pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
@@ -140,7 +151,9 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
             k = next(k for k in range(m) if row[k] == 0)
             single[rest[k]][text(row[m + k])] = int(row[2 * m])
     if by_tuples:
-        _from_tuples(engine, table, cols, both, single, joint)
+        names = [c for c in paired if c in cols]
+        found = tuples() if tuples is not None and names == list(paired) else tuple_table(engine, table, names)
+        _from_tuples(found, [names.index(cols[j]) for j in both], both, single, joint)
     elif pairs:
         n_pairs = len(pairs)
         df = engine.fetch_df(*sql.render("protect/pair_counts", engine.dialect, tbl=table,
@@ -154,14 +167,13 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
     return single, joint
 
 
-def _from_tuples(engine: Engine, table: exp.Table, cols: list[str], both: list[int], single: list[dict[Any, int]],
+def _from_tuples(tuples: pa.Table, place: list[int], both: list[int], single: list[dict[Any, int]],
                  joint: dict[tuple[int, int], dict[tuple[Any, Any], int]]) -> None:
-    """`distributions` of the `both` attributes summed from their distinct tuples, into
-    `single` and `joint`."""
-    tuples = engine.fetch_df(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
-                                         col=sql.columns([cols[j] for j in both])))
-    n = tuples.iloc[:, -1].to_numpy(dtype=np.int64)
-    coded = {j: pd.factorize(tuples.iloc[:, k], use_na_sentinel=True) for k, j in enumerate(both)}  # NULL: -1
+    """`distributions` of the `both` attributes summed from their distinct tuples (attribute
+    both[i] in column place[i] of `tuples`, the count last), into `single` and `joint`."""
+    n = tuples.column(tuples.num_columns - 1).to_numpy().astype(np.int64)
+    coded = {j: pd.factorize(tuples.column(k).to_pandas(), use_na_sentinel=True)  # NULL: -1
+             for k, j in zip(place, both)}
     for j, (codes, uniques) in coded.items():
         for u, count in enumerate(np.bincount(codes + 1, weights=n, minlength=len(uniques) + 1).tolist()):
             v = None if u == 0 else text(uniques[u - 1])
