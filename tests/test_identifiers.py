@@ -24,6 +24,26 @@ def test_near_unique_columns_are_named(engine, make_table):
     assert identifiers.near_unique(engine, catalog.get_table(engine, "t"), []) == []
 
 
+def test_near_unique_is_exact_when_a_sample_clears_the_far_from_unique(engine, make_table, monkeypatch):
+    """A tenth of the rows clears a column with more repeats there than a near-unique column can
+    have in the whole table (no full count of it); a column exactly at the 95% line, its 50
+    repeats all early in the table, is still counted and named."""
+    n = 1000
+    make_table("t", {"pid": list(range(n)), "edge": [0] * 51 + list(range(1, 950)), "low": [i % 7 for i in range(n)]})
+    counted = []
+    real = engine.fetch_all
+
+    def spy(text, params=None):
+        if "distinct non-NULL values of one column" in text:
+            counted.extend(c for c in ("pid", "edge", "low") if f'"{c}"' in text)
+        return real(text, params)
+    monkeypatch.setattr(engine, "fetch_all", spy)
+    notes = identifiers.near_unique(engine, catalog.get_table(engine, "t"), ["pid", "edge", "low"])
+    assert [note.split("'")[1] for note in notes] == ["pid", "edge"]
+    assert "950 distinct values in 1,000 rows" in notes[1]
+    assert counted == ["pid", "edge"]  # "low" repeats 94 times in any 101 rows: cleared without a count
+
+
 def test_key_from_file_or_environment(tmp_path, monkeypatch):
     monkeypatch.delenv(identifiers.KEY_ENV, raising=False)
     with pytest.raises(AnonsqlError, match="needs a secret key"):
