@@ -548,6 +548,47 @@ def test_enhanced_protect_every_cell(method, plain):
     assert changed[method] > 0 and changed[plain] > 0
 
 
+def e_decp_stepwise(p, cells, chance):
+    """Figure 3.7 as written, one hide then every pending cell's naive Bayes again: the reference
+    for `enhanced.e_decp`, which counts each value's hides upfront."""
+    t, conf = cells[0].target, cells[0].value
+    outs, pending = enhanced._pending(p, cells, chance)
+    primary: dict = {}
+    for i in pending:
+        for a in (a for a in p.attrs[t] if p.X[cells[i].row, a] != NU):
+            primary[(a, int(p.X[cells[i].row, a]))] = primary.get((a, int(p.X[cells[i].row, a])), 0) + 1
+    secondary = {(a, v): p.counts(t).pairs[a][v][conf] for a, v in primary}
+    for a, v in sorted(primary, key=lambda av: (-primary[av], secondary[av], av)):
+        count = secondary[(a, v)]
+        for r in p.select({t: conf, a: v})[0]:
+            if not pending or count <= 1:
+                break
+            p.hide(r, a, [])
+            for i in pending:
+                outs[i].changes.append((r, a))
+            count -= 1
+            pending = {i: g for i, g in pending.items() if p.above(cells[i], conf, g)}
+    return outs
+
+
+def test_e_decp_counted_hides_match_the_stepwise_figure():
+    hid = 0
+    for seed in range(8):
+        X = random_microdata(seed, rows=120)
+        t = X.shape[1] - 1
+        cells = [Cell(int(r), t, 0) for r in np.flatnonzero(X[:, t] == 0)[:10]]
+        runs = []
+        for run in (enhanced.e_decp, e_decp_stepwise):
+            p = Microdata(X.copy(), [3] * X.shape[1], {t: list(range(t))})
+            for c in cells:
+                p.hide(c.row, t, [])
+            outs = run(p, cells, deletion.SeededChance(seed))
+            runs.append(([(o.status, o.changes, o.next_best) for o in outs], p.X))
+        assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1])
+        hid += any(o[1] for o in runs[0][0])
+    assert hid >= 3  # the comparison covers runs that hide something
+
+
 @pytest.mark.parametrize("method", ["decp", "incp", "dropp", "hid3", "nrd", "hid3+decp", "hid3+incp", "e-decp",
                                     "e-dropp"])
 def test_rows_fetched_when_needed_decide_as_in_memory(method):
@@ -794,6 +835,30 @@ def test_count_tables_follow_hide_and_revert():
     p.revert(changes, 2)
     assert p.scores(cell) == class_scores(p.X, 0, t, preds[t], 3)
 
+
+@pytest.mark.parametrize("seed", range(4))
+def test_drops_above_counts_decp_hides_exactly(seed):
+    """DECP hides a predictor's value in one step (`drops_above`): as many as lowering N(v, x_a)
+    one at a time while p(v|d) > p(w|d) allows, for a known and a hidden own target."""
+    X = random_microdata(seed)
+    t = X.shape[1] - 1
+    p = Microdata(X.copy(), [3] * X.shape[1], {t: list(range(t))})
+    counts, seen = p.counts(t), set()
+    for own in (int(X[0, t]), NU):
+        row = p.row(0).tolist()
+        row[t] = own
+        for v in range(3):
+            for w in range(3):
+                for a in (a for a in range(t) if row[a] != NU):
+                    hits, drops = counts.pairs[a][row[a]], 0
+                    saved = hits[v]
+                    while hits[v] - (v == own) > 0 and counts.above(row, v, w):
+                        hits[v] -= 1
+                        drops += 1
+                    hits[v] = saved
+                    assert counts.drops_above(row, v, w, a) == drops
+                    seen.add(drops > 0)
+    assert seen == {True, False}
 
 # --- issue 14: direct identifiers, --show-values, --cells with a header ------------------------
 

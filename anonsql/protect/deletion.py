@@ -107,17 +107,19 @@ class Microdata:
 
     def set(self, row: Any, col: int, code: int) -> None:
         """Cell (row, col) = code, the count tables that read the column updated."""
-        touched: list[Counts | id3.Tuples] = [c for c in self._counts.values() if col in c.reads]
-        touched += list(t for t in self._tuples.values() if col in t.reads)
-        if touched:
+        counts = [c for c in self._counts.values() if col in c.reads]
+        tuples = [t for t in self._tuples.values() if col in t.reads]
+        if counts or tuples:
             before = self.rows.row(row).tolist()
-            for c in touched:
-                c.account(before, -1)
+            for c in counts:
+                c.change(before, col, code)
+            for t in tuples:
+                t.account(before, -1)
         self.rows.set(row, col, code)
-        if touched:
+        if tuples:
             after = self.rows.row(row).tolist()
-            for c in touched:
-                c.account(after, 1)
+            for t in tuples:
+                t.account(after, 1)
 
     def scores(self, cell: Cell) -> list[Fraction]:
         return self.counts(cell.target).scores(self.row(cell.row).tolist())
@@ -208,11 +210,12 @@ def _decp_loop(p: Microdata, cell: Cell, rnbg: int, changes: list[tuple[Any, int
                 best, count = a, n
         if best is None:
             return
-        for r in p.select({t: conf, best: int(p.row(cell.row)[best])}, but=cell.row)[0]:
-            if not (count > 1 and p.above(cell, conf, rnbg)):
-                break
+        row = p.row(cell.row).tolist()
+        ids = p.select({t: conf, best: row[best]}, but=cell.row)[0]
+        # the figure hides the next tuple's value while more than one is left and p(conf|d) >
+        # p(rnbg|d) still holds; each hide lowers only N(conf, x_best), so that count is exact
+        for r in ids[:min(len(ids), count - 1, p.counts(t).drops_above(row, conf, rnbg, best))]:
             p.hide(r, best, changes)
-            count -= 1
 
 
 def decp(p: Microdata, cell: Cell, chance: Chance) -> Outcome:

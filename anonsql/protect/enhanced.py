@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from math import inf
 
 import numpy as np
 
@@ -31,15 +31,11 @@ def _pending(p: Microdata, cells: Sequence[Cell], chance: Chance) -> tuple[list[
     return outs, pending
 
 
-def still_above(score: Callable[[Cell], Any], cells: Sequence[Cell], pending: dict[int, int]) -> dict[int, int]:
-    """The pending cells whose p(conf|d) is still above p(v_rnbg|d) under `score` (the naive
-    Bayes of Def. 2.2, or of Def. 4.1 for the -g methods)."""
-    out = {}
-    for i, g in pending.items():
-        s = score(cells[i])
-        if s[cells[i].value] > s[g]:
-            out[i] = g
-    return out
+def still_above(above: Callable[[Cell, int, int], bool], cells: Sequence[Cell],
+                pending: dict[int, int]) -> dict[int, int]:
+    """The pending cells whose p(conf|d) is still above p(v_rnbg|d) by `above` (the naive
+    Bayes of Def. 2.2, or of Def. 4.1 for the -g methods, compared exactly)."""
+    return {i: g for i, g in pending.items() if above(cells[i], cells[i].value, g)}
 
 
 def _hide_for(p: Microdata, row: int, col: int, pending: dict[int, int], outs: list[Outcome]) -> None:
@@ -71,13 +67,21 @@ def e_decp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome]
     for a, v in order:
         if not pending:
             break
-        count = secondary[(a, v)]
-        for r in p.select({t: conf, a: v})[0]:
-            if not pending or count <= 1:
-                break
-            _hide_for(p, r, a, pending, outs)
-            count -= 1
-            pending = still_above(p.scores, cells, pending)
+        ids = p.select({t: conf, a: v})[0]
+        # the figure hides the next tuple's value while more than one is left and a cell is
+        # still above its v_rnbg; each hide lowers only N(conf, v_a), so a pending cell holding
+        # v stays above for `drops_above` hides, any other for all of them (counted upfront)
+        lasts = {}
+        for i, g in pending.items():
+            row = p.row(cells[i].row).tolist()
+            lasts[i] = counts.drops_above(row, conf, g, a) if row[a] == v else inf
+        hides = int(min(len(ids), max(secondary[(a, v)] - 1, 0), max(lasts.values())))
+        for j, r in enumerate(ids[:hides]):
+            p.hide(r, a, [])
+            for i, last in lasts.items():
+                if j < last:  # a side effect of every cell pending when it was hidden
+                    outs[i].changes.append((r, a))
+        pending = {i: g for i, g in pending.items() if lasts[i] > hides}
     return outs
 
 
@@ -106,5 +110,5 @@ def e_dropp(p: Microdata, cells: Sequence[Cell], chance: Chance) -> list[Outcome
         if not pending:
             break
         _hide_for(p, row, a, pending, outs)
-        pending = still_above(p.scores, cells, pending)
+        pending = still_above(p.above, cells, pending)
     return outs

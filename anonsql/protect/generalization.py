@@ -305,6 +305,8 @@ class GeneralizedMicrodata(Microdata):
         """p(v|d_i) > p(w|d_i) (Def. 4.1), v and w in V_candidate of a cell not deleted,
         compared exactly by cross-multiplication."""
         q = self._question(cell)
+        if q.g == NU:
+            raise ValueError(f"{cell} has no candidates left: its tuple was deleted")
         (vn, vd), (wn, wd) = q.score(v).score, q.score(w).score  # type: ignore[misc]
         return vn * wd > wn * vd
 
@@ -777,7 +779,7 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
 
     def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
         for lam in range(1, levels + 1):
-            pending = still_above(p.g_scores, group, pending)
+            pending = still_above(p.g_above, group, pending)
             if not pending:
                 return
             primary: dict[tuple[int, int, int], int] = {}
@@ -803,7 +805,7 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
                         break
                     _put_for(p, r, a, dst, pending, outs)
                     left -= 1
-                    pending = still_above(p.g_scores, group, pending)
+                    pending = still_above(p.g_above, group, pending)
                 if not pending:
                     return
 
@@ -825,7 +827,7 @@ def e_dropp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) ->
 
     def run(group: Sequence[Cell], outs: list[Outcome], pending: dict[int, int]) -> None:
         for lam in range(1, levels + 1):
-            pending = still_above(p.g_scores, group, pending)
+            pending = still_above(p.g_above, group, pending)
             if not pending:
                 return
             impacts: dict[int, list[float]] = {}
@@ -840,7 +842,7 @@ def e_dropp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) ->
                 if tax.depth(code) >= tax.depth(int(p.row(row)[a])):
                     continue
                 _put_for(p, row, a, code, pending, outs)
-                pending = still_above(p.g_scores, group, pending)
+                pending = still_above(p.g_above, group, pending)
                 if not pending:
                     return
 

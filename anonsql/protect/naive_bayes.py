@@ -96,23 +96,52 @@ class Counts:
             if row[a] != NU:
                 self.pairs[a][row[a]][v] += sign
 
+    def change(self, row: Sequence[int], col: int, code: int) -> None:
+        """Cell `col` of `row` (as it is before) becomes `code`: a predictor's cell moves one
+        count, O(1); a target's cell moves the whole row."""
+        v = row[self.target]
+        if col == self.target:
+            self.account(row, -1)
+            self.account([code if j == col else x for j, x in enumerate(row)], 1)
+        elif v != NU:
+            hits = self.pairs[col]
+            if row[col] != NU:
+                hits[row[col]][v] -= 1
+            if code != NU:
+                hits[code][v] += 1
+
     def above(self, row: Sequence[int], v: int, w: int) -> bool:
-        """p(v|d) > p(w|d) (trained without `row`), by integer cross-multiplication: each score
-        is N(v) Π N(v, x_a) / (n N(v)^m), and n cancels."""
-        own = row[self.target]
-        known = [self.pairs[a][row[a]] for a in self.attrs if row[a] != NU]
-
-        def part(u: int) -> tuple[int, int]:
-            t = self.totals[u] - (u == own)
-            if not t:
-                return 0, 1
-            num = t
-            for hits in known:
-                num *= hits[u] - (u == own)
-            return num, t ** len(known)
-
-        (nv, dv), (nw, dw) = part(v), part(w)
+        """p(v|d) > p(w|d) (trained without `row`), by integer cross-multiplication."""
+        (nv, dv), (nw, dw) = self.fraction(row, v), self.fraction(row, w)
         return nv * dw > nw * dv
+
+    def fraction(self, row: Sequence[int], u: int, but: int | None = None) -> tuple[int, int]:
+        """p(u|d) up to the common factor 1/(n p(d)) as (numerator, denominator), trained
+        without `row`: N(u) Π_a N(u, x_a) / N(u)^m over the m predictors known in d; predictor
+        `but`'s factor left out of the numerator."""
+        own = row[self.target]
+        t = self.totals[u] - (u == own)
+        if not t:
+            return 0, 1
+        num, m = t, 0
+        for a in self.attrs:
+            if row[a] != NU:
+                m += 1
+                if a != but:
+                    num *= self.pairs[a][row[a]][u] - (u == own)
+        return num, t ** m
+
+    def drops_above(self, row: Sequence[int], v: int, w: int, a: int) -> int:
+        """How many times N(v, x_a) can drop by one, each drop made while p(v|d) > p(w|d)
+        still holds (DECP's hides of predictor a, Figure 3.2, in one step). p(v|d) is linear
+        in N(v, x_a) = h: K (h - j) > R holds for j < h - R // K."""
+        nv, dv = self.fraction(row, v, but=a)
+        nw, dw = self.fraction(row, w)
+        k = nv * dw
+        if not k:
+            return 0
+        h = self.pairs[a][row[a]][v] - (v == row[self.target])
+        return max(0, h - (nw * dv) // k)
 
     def scores(self, row: Sequence[int]) -> list[Fraction]:
         """p(v|d) up to 1/p(d) for every class v (eq. 2.4), trained without `row` itself."""
