@@ -233,14 +233,8 @@ def enhanced_g_runs(frame, X, domains, seed) -> dict:
     wide = [j for j, t in enumerate(taxes) if t is not None]
     result = {"decp-g": [], "dropp-g": []}
     for size in (10, 20, 40):
-        j = int(rng.choice(wide))
-        v = int(np.bincount(X[X[:, j] != NU, j]).argmax())
-        rows = rng.choice(np.flatnonzero(X[:, j] == v), size=size, replace=False)
-        groups = {"decp-g": [Cell(int(r), j, int(to_node[j][v])) for r in sorted(rows)]}
-        tuples = rng.choice(len(X), size=size // 2, replace=False)
-        groups["dropp-g"] = [Cell(int(r), int(a), int(Xg[r, a])) for r in sorted(tuples)
-                             for a in rng.choice(wide, size=3, replace=False) if Xg[r, a] != NU]
-        for plain, cells in groups.items():
+        decp_cells, dropp_cells = enhanced_groups(X, wide, size, rng, Xg, to_node)
+        for plain, cells in (("decp-g", decp_cells), ("dropp-g", dropp_cells)):
             row = {"cells": len(cells)}
             for label, method in (("plain", plain), ("enhanced", "e-" + plain)):
                 p = GeneralizedMicrodata(Xg.copy(), gdomains, preds, taxonomies=taxes)
@@ -283,25 +277,33 @@ def _nested(tax: Taxonomy, node: int):
     return {tax.labels[c]: _nested(tax, c) for c in tax.children[node]} or None
 
 
+def enhanced_groups(X: np.ndarray, wide: list[int], size: int, rng: np.random.Generator,
+                    Xg: np.ndarray | None = None, to_node: list | None = None) -> tuple[list[Cell], list[Cell]]:
+    """Cell sets meeting the enhanced methods' preconditions (Figure 5.7): for e-DECP, `size`
+    rows holding the most frequent value of a random wide attribute; for e-DROPP, three wide
+    attributes of each of size/2 tuples. With the -G coding (`Xg`, `to_node`) values are nodes."""
+    j = int(rng.choice(wide))
+    v = int(np.bincount(X[X[:, j] != NU, j]).argmax())
+    rows = rng.choice(np.flatnonzero(X[:, j] == v), size=size, replace=False)
+    coded = X if Xg is None else Xg
+    decp_cells = [Cell(int(r), j, v if to_node is None else int(to_node[j][v])) for r in sorted(rows)]
+    tuples = rng.choice(len(X), size=size // 2, replace=False)
+    dropp_cells = [Cell(int(r), int(a), int(coded[r, a])) for r in sorted(tuples)
+                   for a in rng.choice(wide, size=3, replace=False) if coded[r, a] != NU]
+    return decp_cells, dropp_cells
+
+
 def enhanced_runs(X, domains, seed) -> dict:
     """Figure 5.7: total changed cells, plain vs enhanced, on sets meeting the preconditions."""
     rng = np.random.default_rng(seed)
     n = X.shape[1]
     preds = {j: [a for a in range(n) if a != j] for j in range(n)}
-    wide = [j for j, d in enumerate(domains) if d > 2]
     result = {"decp": [], "dropp": []}
     for size in (10, 20, 40):
-        # e-DECP: one attribute, one value (the most frequent value of a random wide attribute)
-        j = int(rng.choice(wide))
-        v = int(np.bincount(X[X[:, j] != NU, j]).argmax())
-        rows = rng.choice(np.flatnonzero(X[:, j] == v), size=size, replace=False)
-        cells = [Cell(int(r), j, v) for r in sorted(rows)]
-        result["decp"].append({"cells": size, **_compare(X, domains, preds, cells, "decp", "e-decp", seed)})
-        # e-DROPP: three wide attributes of each of size/2 tuples... grouped by tuple
-        tuples = rng.choice(len(X), size=size // 2, replace=False)
-        cells = [Cell(int(r), int(a), int(X[r, a])) for r in sorted(tuples)
-                 for a in rng.choice(wide, size=3, replace=False) if X[r, a] != NU]
-        result["dropp"].append({"cells": len(cells), **_compare(X, domains, preds, cells, "dropp", "e-dropp", seed)})
+        decp_cells, dropp_cells = enhanced_groups(X, [j for j, d in enumerate(domains) if d > 2], size, rng)
+        result["decp"].append({"cells": size, **_compare(X, domains, preds, decp_cells, "decp", "e-decp", seed)})
+        result["dropp"].append({"cells": len(dropp_cells),
+                                **_compare(X, domains, preds, dropp_cells, "dropp", "e-dropp", seed)})
     for k in list(result):
         plain = sum(r["plain_changed"] for r in result[k])
         enh = sum(r["enhanced_changed"] for r in result[k])
