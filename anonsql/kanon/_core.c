@@ -760,14 +760,15 @@ static void sort_kids(Kid *kids, i64 m) {
         qsort(kids, (size_t)m, sizeof(Kid), kid_cmp);
         return;
     }
+    /* insertion sort (stable: a kid moves only before strictly greater ones); the kids it passes
+       move in one memmove, where a 40-byte struct copy per step compiled to a slow `rep movs` */
     for (i64 i = 1; i < m; i++) {
+        if (!kid_before(&kids[i], &kids[i - 1])) continue;
         Kid cur = kids[i];
         i64 j = i - 1;
-        while (j >= 0 && kid_before(&cur, &kids[j])) {
-            kids[j + 1] = kids[j];
-            j--;
-        }
-        kids[j + 1] = cur;
+        while (j > 0 && kid_before(&cur, &kids[j - 1])) j--;
+        memmove(&kids[j + 1], &kids[j], (size_t)(i - j) * sizeof(Kid));
+        kids[j] = cur;
     }
 }
 
