@@ -282,6 +282,107 @@ def test_every_method_leaves_no_cell_predicted(method):
                 assert not predicts(p, c), (method, seed, c)
 
 
+def test_g_counts_kept_by_change_match_a_recount():
+    """`GCounts.change` (a target cell moved between class nodes, to or from ν, a predictor
+    cell moved within its class) keeps every count table equal to one counted afresh, and a
+    leaf's pairs equal to a count of its rows; an inner class node keeps no pairs row."""
+    from anonsql.protect.generalization import GCounts
+
+    rng = np.random.default_rng(5)
+    p = random_problem(2, rows=30)
+    p.taxonomies[4] = None  # a predictor without taxonomy
+    t, attrs = 0, [1, 2, 3, 4]
+    c = GCounts(p.X, np.ones(len(p.X), dtype=np.int64), t, attrs, p.domains, p.taxonomies)
+    for _ in range(300):
+        r, col = int(rng.integers(0, 30)), int(rng.choice([t, *attrs]))
+        x, roll = int(p.X[r, col]), rng.random()
+        if roll < 0.1 or (col == 4 and roll < 0.6):
+            code = -1 if x != -1 else int(rng.integers(0, 5 if col == 4 else len(GRID)))
+        elif x != -1 and roll < 0.6:
+            code = GRID.generalize(x, int(rng.integers(1, 3)))
+        else:
+            code = GRID.index(int(rng.integers(0, 5))) if col != 4 else int(rng.integers(0, 5))
+        c.change(p.X[r].tolist(), col, code)
+        p.X[r, col] = code
+        fresh = GCounts(p.X, np.ones(len(p.X), dtype=np.int64), t, attrs, p.domains, p.taxonomies)
+        assert (c.classes, c.agg_classes, c.pairs, c.agg_pairs) == \
+            (fresh.classes, fresh.agg_classes, fresh.pairs, fresh.agg_pairs)
+    for g in range(len(GRID)):
+        for a in attrs:
+            if GRID.children[g]:
+                assert c.pairs[a][g] == []
+            else:
+                assert c.pairs[a][g] == [int(((p.X[:, t] == g) & (p.X[:, a] == x)).sum()) for x in range(p.domains[a])]
+
+
+def _row_by_row(p, rows, a, dst, cells):
+    """The inner loop of Figures 4.4/4.9 as the figures read: a put, then every cell still
+    above checked again, until none is."""
+    made, flip, live = [], {n: len(rows) + 1 for n in cells}, dict(cells)
+    for r in rows:
+        if not live:
+            break
+        p.put(r, a, dst, made)
+        for n, (c, g) in list(live.items()):
+            if not p.g_above(c, c.value, g):
+                flip[n] = len(made)
+                del live[n]
+    return made, flip
+
+
+def test_generalize_rows_matches_the_figures_row_by_row():
+    """`_generalize_rows` (all puts, one check, then undone newest first while a cell is below,
+    on the monotonicity of p(v_conf|d) along them) makes the same changes and finds the same
+    put after which each cell is first below as the figures' check after every put, on
+    random groups of cells sharing a value, at each level of a predictor value; cells that
+    fall below at the first, a middle and the last put are among them."""
+    seen = set()
+    for seed in range(40):
+        p = random_problem(seed, rows=80)
+        t, conf = 0, int(p.X[0, 0])
+        group = [Cell(int(r), t, conf) for r in np.flatnonzero(p.X[:, t] == conf)[:6]]
+        for c in group:
+            p.set(c.row, t, GRID.generalize(conf, 1))
+        cells = {}
+        for n, c in enumerate(group):
+            s = p.g_scores(c)
+            below = [v for v in s if v != conf and s[v] < s[conf]]
+            if below:
+                cells[n] = (c, max(below, key=lambda v: (s[v], v)))
+        a = 1 + seed % 4
+        for lam in (1, 2):
+            src = GRID.generalize(int(p.X[group[0].row, a]), lam - 1)
+            if not cells or src == 0:
+                break
+            rows = p.select({t: conf, a: src})[0]
+            q = GeneralizedMicrodata(p.X.copy(), p.domains, p.attrs, taxonomies=p.taxonomies)
+            made, flip = generalization._generalize_rows(p, rows, a, GRID.parents[src], cells)
+            assert (made, flip) == _row_by_row(q, rows, a, GRID.parents[src], cells)
+            assert (p.X == q.X).all()
+            seen |= {"first" if f == 1 else "last" if f == len(rows) else "middle"
+                     for f in flip.values() if f <= len(rows)}
+            cells = {n: cg for n, cg in cells.items() if flip[n] > len(made)}
+    assert seen == {"first", "middle", "last"}
+
+
+def test_decp_g_decides_alike_traced_or_not():
+    """DECP-G traced (row by row, each check recorded: Table 4.3) and not (`_generalize_rows`)
+    makes the same changes in the same order, on random cells one after the other."""
+    from anonsql.protect.deletion import SeededChance
+
+    changed = 0
+    for seed in range(6):
+        p, q = random_problem(seed, rows=80), random_problem(seed, rows=80)
+        q.trace = []
+        X = p.X.copy()
+        for cell in [Cell(r, col, int(X[r, col])) for r in range(10) for col in (0, 2)]:
+            a, b = decp_g(p, cell, SeededChance(seed)), decp_g(q, cell, SeededChance(seed))
+            assert (a.status, a.changes, a.next_best) == (b.status, b.changes, b.next_best)
+            assert (p.X == q.X).all()
+            changed += len(a.changes) if a.status == SUPPRESSED else 0
+    assert changed > 100
+
+
 # ---- the protect job with the -g methods, on both engines ----------------------------------
 
 from anonsql import catalog  # noqa: E402

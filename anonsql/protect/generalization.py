@@ -14,7 +14,10 @@ the cells they leave predicted to the driver's re-check (`protect.suppress_cells
 Probabilities are exact after every change (the pseudocode's running product of Theorem 4.1's
 ratio gives the same numbers, Table 4.3), from count tables over taxonomy nodes kept up to date
 one changed cell at a time (`GCounts`), not recounted; the ratio still picks the maximum
-impact attribute (Def. 4.4).
+impact attribute (Def. 4.4). Where a run of changes provably moves a cell's probability one
+way only (DECP-G's and e-DECP-G's rows generalized one after the other, `_generalize_rows`),
+the cells are checked after the run and it is walked back to where each fell below, rather
+than checked after every change: the same decisions.
 """
 
 from __future__ import annotations
@@ -43,10 +46,14 @@ class GCounts:
     pairs[a][g][x] (rows whose target is node g holding node x in predictor a, ν left out),
     with their aggregates over taxonomy subtrees (Section 4.1.1's upward pass): agg_classes[g]
     for the target, agg_pairs[a][g][x] for each predictor that has a taxonomy. Python ints.
+    A predictor's counts are read within a class leaf only (a candidate v: Table 4.6 counts the
+    rows whose class is exactly v), so pairs rows are kept for the leaves (`scored`) and are
+    empty for inner nodes: a row generalized above its leaf only leaves its leaf's rows.
     `version` counts the changes of the class counts and `versions[a][g]` those of pairs row
     (a, g), so that an estimate computed from them is reused until they change (`estimate`);
-    `changed[g]` counts the changes of any pairs row of class g, so that Def. 4.1's scores are
-    reused until what they read changes (`Question`)."""
+    `changed[g]` counts the changes of any pairs row of class g and `touched[g]` names the one
+    predictor the latest of them changed (None: several), so that Def. 4.1's scores are reused
+    until what they read changes and, after one change, only its factor is looked at (`Question`)."""
 
     def __init__(self, codes: np.ndarray, w: np.ndarray, target: int, attrs: Sequence[int], domains: Sequence[int],
                  taxonomies: Sequence[Taxonomy | None]) -> None:
@@ -55,6 +62,7 @@ class GCounts:
         self.tax, self.taxes = taxonomies[target], {a: taxonomies[a] for a in self.attrs}
         tax = self.tax
         d = domains[target]
+        self.scored = [tax is None or not tax.children[g] for g in range(d)]
         labels = codes[:, target] + 1  # ν (-1) counted in a spare first bin, then left out
         classes = tally(labels, w, d + 1)[1:]
         self.classes: list[int] = classes.tolist()
@@ -66,16 +74,24 @@ class GCounts:
             keys = (np.arange(k) * (d + 1) + labels[:, None]) * width + codes[:, self.attrs] + 1
             joint = tally(keys.ravel(), np.repeat(w, k), k * (d + 1) * width).reshape(k, d + 1, width)[:, 1:, 1:]
             for n, a in enumerate(self.attrs):
-                self.pairs[a] = joint[n, :, :domains[a]].tolist()
+                self.pairs[a] = self._leaves(joint[n, :, :domains[a]].tolist())
             for ta in {id(t): t for t in self.taxes.values() if t is not None}.values():
                 alike = [n for n, a in enumerate(self.attrs) if self.taxes[a] is ta]  # one pass per taxonomy
                 for n, table in zip(alike, aggregates(ta, joint[alike, :, :len(ta)]).tolist()):
-                    self.agg_pairs[self.attrs[n]] = table
+                    self.agg_pairs[self.attrs[n]] = self._leaves(table)
         self.reads = {target, *self.attrs}
         self.version = 0
-        self.versions: dict[int, list[int]] = {a: [0] * domains[target] for a in self.attrs}
-        self.changed: list[int] = [0] * domains[target]
+        self.versions: dict[int, list[int]] = {a: [0] * d for a in self.attrs}
+        self.changed: list[int] = [0] * d
+        self.touched: list[int | None] = [None] * d
         self._estimates: dict[tuple, tuple[int, tuple[int, int]]] = {}
+        # per predictor what a moved row updates: (a, pairs, agg_pairs, versions, lineage or None)
+        self._columns = [(a, self.pairs[a], self.agg_pairs.get(a, []), self.versions[a],
+                          None if (col_tax := self.taxes[a]) is None else col_tax.lineage) for a in self.attrs]
+
+    def _leaves(self, table: list[list[int]]) -> list[list[int]]:
+        """A predictor's table by class node with the inner nodes' rows emptied."""
+        return [row if scored else [] for row, scored in zip(table, self.scored)]
 
     def account(self, codes: list[int], sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row's contributions (its codes)."""
@@ -90,30 +106,72 @@ class GCounts:
         for a in self.attrs:
             self.count(a, g, codes[a], sign)
 
-    def follow(self, codes: list[int], col: int, sign: int) -> None:
-        """Add (sign 1) or remove (sign -1) what column `col` of one row (its codes) brings:
-        the whole row for the target, else only this predictor's pair within the row's class."""
-        if col == self.target:
-            self.account(codes, sign)
-        elif codes[self.target] != NU:
-            self.count(col, codes[self.target], codes[col], sign)
+    def change(self, codes: list[int], col: int, code: int) -> None:
+        """Cell `col` of one row (its codes, as they are before) becomes `code`: a predictor's
+        cell moves one count within the row's class, a target's cell moves the whole row from
+        one class node to another (a generalization: Figures 4.4-4.6 change one cell at a time)."""
+        g = codes[self.target]
+        if col != self.target:
+            if g != NU:
+                self._shift(col, g, codes[col], code)
+        elif g == NU or code == NU:
+            self.account(codes, -1)  # ν: the row leaves (or, next line, joins) the statistics
+            self.account([code if j == col else x for j, x in enumerate(codes)], 1)
+        else:
+            self._move(codes, g, code)
+
+    def _move(self, codes: list[int], g: int, h: int) -> None:
+        """`account(-1)` of the row in class g then `account(1)` in class h: the class counts,
+        then the pairs of whichever of g and h is a leaf (a row moving between inner nodes, as
+        INCP-G's higher levels move them, changes no pairs row)."""
+        self.classes[g] -= 1
+        self.classes[h] += 1
+        self.version += 1
+        if self.tax is not None:
+            for n in self.tax.lineage[g]:
+                self.agg_classes[n] -= 1
+            for n in self.tax.lineage[h]:
+                self.agg_classes[n] += 1
+        for node, sign in ((g, -1), (h, 1)):
+            if not self.scored[node]:
+                continue
+            for a, pairs, aggs, versions, lineage in self._columns:
+                x = codes[a]
+                if x == NU:
+                    continue
+                pairs[node][x] += sign
+                versions[node] += 1
+                if lineage is not None:
+                    agg = aggs[node]
+                    for n in lineage[x]:
+                        agg[n] += sign
+            self.changed[node] += 1
+            self.touched[node] = None
 
     def count(self, a: int, g: int, x: int, sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row of class node g holding x in predictor a."""
-        if x == NU:
+        self._shift(a, g, x if sign < 0 else NU, x if sign > 0 else NU)
+
+    def _shift(self, a: int, g: int, x: int, y: int) -> None:
+        """One row of class node g holds y instead of x in predictor a (either may be ν): one
+        change of the pairs row (a, g), when g is a leaf."""
+        if x == y or not self.scored[g]:
             return
-        self.pairs[a][g][x] += sign
+        pairs, tax = self.pairs[a][g], self.taxes[a]
+        agg = self.agg_pairs[a][g] if tax is not None else None
+        for node, sign in ((x, -1), (y, 1)):
+            if node != NU:
+                pairs[node] += sign
+                if agg is not None:
+                    for n in tax.lineage[node]:  # type: ignore[union-attr]
+                        agg[n] += sign
         self.versions[a][g] += 1
         self.changed[g] += 1
-        tax = self.taxes[a]
-        if tax is not None:
-            agg = self.agg_pairs[a][g]
-            for n in tax.lineage[x]:
-                agg[n] += sign
+        self.touched[g] = a
 
     def estimate(self, a: int | None, v: int, node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
         """`path_estimate` of `node` over the class counts (a None; `v` unused) or over predictor
-        a's counts within class v, kept until those counts change."""
+        a's counts within class leaf v, kept until those counts change."""
         key, ver = (a, v, node, root, less), self.version if a is None else self.versions[a][v]
         hit = self._estimates.get(key)
         if hit is None or hit[0] != ver:
@@ -124,15 +182,18 @@ class GCounts:
         return hit[1]
 
     def factor(self, a: int, v: int, x: int, own: bool) -> tuple[int, int]:
-        """Predictor a's rows holding x within class v (estimated when a has a taxonomy) as an
-        integer fraction; `own`: d_i's own row leaves the counts (its target is the leaf v)."""
-        if self.taxes[a] is None:
+        """Predictor a's rows holding x within class leaf v (estimated when a has a taxonomy) as
+        an integer fraction; `own`: d_i's own row leaves the counts (its target is the leaf v).
+        Not kept (`estimate`): the callers keep it (`Question`), and it changes with every row
+        of class v generalized, as often as it is read."""
+        tax = self.taxes[a]
+        if tax is None:
             return self.pairs[a][v][x] - own, 1
-        return self.estimate(a, v, x, 0, x if own else -1)
+        return path_estimate(tax, self.pairs[a][v], self.agg_pairs[a][v], x, 0, x if own else -1)
 
     def within(self, v: int, a: int, row: np.ndarray | None = None) -> tuple[list[int], list[int]]:
-        """Column a's counts per node and their aggregates over the rows whose target is node v
-        (a has a taxonomy), without `row`'s own contribution when given (D - d_i)."""
+        """Column a's counts per node and their aggregates over the rows whose target is the leaf
+        v (a has a taxonomy), without `row`'s own contribution when given (D - d_i)."""
         counts, agg = self.pairs[a][v], self.agg_pairs[a][v]
         if row is None or int(row[self.target]) != v or int(row[a]) == NU:
             return counts, agg
@@ -147,14 +208,15 @@ class GCounts:
 class _Leaf:
     """One candidate's score for one tuple, with the counts' versions it was computed from."""
 
-    __slots__ = ("version", "n", "tn", "td", "powers", "changed", "versions", "nums", "dens", "score", "fraction")
+    __slots__ = ("version", "n", "tn", "td", "head", "changed", "versions", "nums", "dens", "score", "fraction")
 
     def __init__(self, k: int) -> None:
         self.version = self.changed = -1
-        # the class part: the estimated class count total tn/td, n = |D - d_i| within g, td^k, tn^k
-        self.n = self.tn = 0
+        # the class part: the estimated class count total tn/td, n = |D - d_i| within g (-1: not
+        # yet computed), and total/n / total^k as (tn td^k, n td tn^k)
+        self.n, self.tn = -1, 0
         self.td = 1
-        self.powers = (1, 1)
+        self.head = (0, 1)
         # per known predictor: its factor (nums[n] / dens[n]) and the version of the counts it read
         self.versions, self.nums, self.dens = [-1] * k, [0] * k, [1] * k
         self.score: tuple[int, int] | None = None
@@ -179,12 +241,14 @@ class Question:
         self.g = NU
         self.known: tuple[tuple[int, int], ...] = ()  # (predictor, value) of d_i, ν left out
         self.versions: list[list[int]] = []  # the known predictors' versions per class
+        self.slot: dict[int, int] = {}  # a known predictor's place in `known`
         self.leaves: dict[int, _Leaf] = {}
 
     def read(self, row: list[int], attrs: Sequence[int]) -> None:
         """d_i as it is now: as many known predictors keep the leaves, a changed (predictor,
-        value) drops that factor only (a new target node g changes the class counts and the
-        pairs of its old and new node, which every score reads: nothing more to drop)."""
+        value) drops that factor only (a new target node g changes the class counts, which every
+        score reads, and the pairs of whichever of its old and new node is a leaf, which that
+        leaf's score reads: nothing more to drop)."""
         known = tuple((a, row[a]) for a in attrs if row[a] != NU)
         if len(known) != len(self.known):
             self.leaves = {}
@@ -195,6 +259,7 @@ class Question:
             leaf.changed = -1
         self.g, self.known, self.stale = row[self.counts.target], known, False
         self.versions = [self.counts.versions[a] for a, _ in known]
+        self.slot = {a: n for n, (a, _) in enumerate(known)}
 
     def score(self, v: int) -> _Leaf:
         """Leaf v's score: the estimated class count total = tn/td, then total/n times
@@ -204,26 +269,30 @@ class Question:
         leaf = self.leaves.get(v)
         if leaf is None:
             leaf = self.leaves[v] = _Leaf(len(self.known))
+        # the score is a function of (n, tn, td) and the factors only: it is computed again
+        # when one of them takes another value, not merely when the counts they read changed
         if leaf.version != c.version:  # D - d_i within the subtree of g: the tuple's own target is g
-            k = len(self.known)
-            leaf.version, leaf.n = c.version, c.agg_classes[g] - 1
-            leaf.tn, leaf.td = c.estimate(None, 0, v, g, g)
-            leaf.powers, leaf.score = (leaf.td ** k, leaf.tn ** k), None
+            leaf.version = c.version
+            n, (tn, td) = c.agg_classes[g] - 1, c.estimate(None, 0, v, g, g)
+            if n != leaf.n or tn != leaf.tn or td != leaf.td:
+                k = len(self.known)
+                leaf.n, leaf.tn, leaf.td = n, tn, td
+                leaf.head, leaf.score = (tn * td ** k, n * td * tn ** k), None
         if leaf.changed != c.changed[v]:
-            leaf.changed, leaf.score = c.changed[v], None
-            now = [versions[v] for versions in self.versions]
-            for n, ver in enumerate(now):
+            one = c.touched[v] if leaf.changed == c.changed[v] - 1 else None  # the one pairs row changed
+            leaf.changed, own = c.changed[v], v == g
+            for n in range(len(self.known)) if one is None else [self.slot[one]] if one in self.slot else []:
+                ver = self.versions[n][v]
                 if ver != leaf.versions[n]:
+                    leaf.versions[n] = ver
                     a, x = self.known[n]
-                    leaf.nums[n], leaf.dens[n] = c.factor(a, v, x, v == g)
-            leaf.versions = now
+                    num, den = c.factor(a, v, x, own)
+                    if num != leaf.nums[n] or den != leaf.dens[n]:
+                        leaf.nums[n], leaf.dens[n], leaf.score = num, den, None
         if leaf.score is None:
             leaf.fraction = None
             hn = prod(leaf.nums)
-            if leaf.n and leaf.tn and hn:
-                leaf.score = (leaf.tn * leaf.powers[0] * hn, leaf.td * leaf.n * leaf.powers[1] * prod(leaf.dens))
-            else:
-                leaf.score = (0, 1)
+            leaf.score = (leaf.head[0] * hn, leaf.head[1] * prod(leaf.dens)) if leaf.n and leaf.tn and hn else (0, 1)
         return leaf
 
 
@@ -259,13 +328,11 @@ class GeneralizedMicrodata(Microdata):
         touched = [c for c in self._g.values() if col in c.reads]
         for q in self._asked.get(row, {}).values():
             q.stale = True
-        codes = self.row(row).tolist()
-        for c in touched:
-            c.follow(codes, col, -1)
+        if touched:
+            codes = self.row(row).tolist()
+            for c in touched:
+                c.change(codes, col, code)
         super().set(row, col, code)
-        codes[col] = code
-        for c in touched:
-            c.follow(codes, col, 1)
 
     def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
@@ -328,9 +395,10 @@ class GeneralizedMicrodata(Microdata):
 
     def g_predicts(self, cell: Cell) -> bool:
         """Assertion (4.9): p(v_actual|d_i) > p(v|d_i) for every other v in V_candidate (never
-        for a deleted tuple)."""
-        s = self.g_scores(cell)
-        return cell.value in s and all(s[cell.value] > x for v, x in s.items() if v != cell.value)
+        for a deleted tuple), compared by `g_above`."""
+        q = self._question(cell)
+        leaves = [] if q.g == NU else self.tax(cell.target).leaves_under(q.g)
+        return cell.value in leaves and all(self.g_above(cell, cell.value, v) for v in leaves if v != cell.value)
 
     def _log(self, *event: Any) -> None:
         if self.trace is not None:
@@ -423,12 +491,49 @@ def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[t
             x = int(p.row(i)[a])
             src, dst = tax.generalize(x, lam - 1), tax.generalize(x, lam)
             rows = p.select({t: cell.value, a: src}, but=i)[0]
-            left = len(rows)
-            for r in rows:
-                if not (left > 1 or lam > 1) or (r != rows[0] and not _above(p, cell, rnbg)):
+            if lam == 1:  # one such value is left
+                rows = rows[:-1]
+            if p.trace is None:
+                changes += _generalize_rows(p, rows, a, dst, {0: (cell, rnbg)})[0]
+                continue
+            for n, r in enumerate(rows):  # traced: the same changes, each check of the figure recorded (Table 4.3)
+                if n and not _above(p, cell, rnbg):
                     break
                 p.put(r, a, dst, changes)
-                left -= 1
+
+
+def _generalize_rows(p: GeneralizedMicrodata, rows: list[Any], a: int, dst: int,
+                     cells: dict[int, tuple[Cell, int]]) -> tuple[list[tuple[Any, int]], dict[int, int]]:
+    """The inner loop of Figures 4.4 and 4.9: column a of `rows` (tuples of class v_conf holding
+    src, dst the parent of src) goes up to dst row by row while one of `cells` (non-empty; key:
+    (cell, v_rnbg), each above before) is still above, p(v_conf|d) > p(v_rnbg|d), each checked
+    after each put until it is below. The changes made, in order, and per cell the put after
+    which it is first below (len(rows) + 1: none).
+
+    Exactly, with fewer checks: each put moves one count of pairs row (a, v_conf) from src up to
+    dst and changes nothing else a cell's scores read (not the class counts; not d's own tuple,
+    whose target is generalized; not v_rnbg's pairs). Along the puts p(v_conf|d) is then a fixed
+    multiple of the estimate of d's value x in a under v_conf (Section 4.1.1, `path_estimate`),
+    in which one ratio moves, after j puts: (F_src - j) / (F - j) with x at or below src
+    (falling: F_src <= F), F_c / (F - j) with x below a sibling c of src (rising), F - j the rows
+    left below dst, 1/|children of dst| once it is 0; none with x elsewhere. So whether a cell is
+    above is monotone along the puts, and it is above before them: all the puts are made, each
+    cell checked once, and the puts undone newest first while a cell is below, which finds the
+    put after which each is first below; the puts past the last of these are made again."""
+    made: list[tuple[Any, int]] = []
+    for r in rows:
+        p.put(r, a, dst, made)
+    flip = {n: len(rows) + 1 for n in cells}
+    j, doubt = len(rows), [n for n, (c, g) in cells.items() if not p.g_above(c, c.value, g)]
+    while doubt:  # after j puts, each cell of `doubt` is below
+        for n in doubt:
+            flip[n] = j
+        j -= 1
+        p.revert(made, j)
+        doubt = [n for n in doubt if not p.g_above(cells[n][0], cells[n][0].value, cells[n][1])]
+    for r in rows[j:min(max(flip.values()), len(rows))]:  # the figures stop once no cell is above
+        p.put(r, a, dst, made)
+    return made, flip
 
 
 def _levels(p: GeneralizedMicrodata, cell: Cell, chance: Chance, attempt, exposed=None) -> Outcome | None:
@@ -499,11 +604,14 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
                     continue
                 ids, codes = p.select({t: src})
                 shares = np.any((codes[:, preds] == mine) & (mine != NU), axis=1).tolist()
+                above = False  # known to be above: checked, and nothing changed since
                 for r, share in zip(ids, shares):
-                    if not _above(p, cell, v):
+                    if not above and not _above(p, cell, v):
                         break
                     if r != i and not share:
                         p.put(r, t, dst, changes)
+                    # a row left as it is leaves the check's answer (traced: each check recorded)
+                    above = p.trace is None and (r == i or share)
         if p.g_predicts(cell):
             p.revert(changes)
             return None
@@ -553,12 +661,10 @@ def dropp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
         for lam in range(1, levels + 1):
             ratios = dropp_ratios(p, cell, rnbg, original, lam)
             p._log("ratios", lam, dict(ratios))
-            while _above(p, cell, rnbg) and ratios:
-                (best, top), *rest = ratios.items()
-                for a, r in rest:  # the largest ratio (None: infinite), the first on a tie
-                    if top is not None and (r is None or r > top):
-                        best, top = a, r
-                del ratios[best]
+            # the largest ratio first (None: infinite), the first on a tie (a stable sort)
+            order = sorted(ratios, key=lambda a: (ratios[a] is None, ratios[a] or 0), reverse=True)
+            while _above(p, cell, rnbg) and order:
+                best = order.pop(0)
                 p.put(i, best, p.tax(best).generalize(int(original[best]), lam), changes)
         if p.g_predicts(cell):
             p.revert(changes)
@@ -799,13 +905,13 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
             order = sorted((k for k in primary if secondary[k] is not None),
                            key=lambda k: (-primary[k], secondary[k], k))
             for a, src, dst in order:
-                left = count[(a, src, dst)]
-                for r in p.select({t: conf, a: src})[0]:  # the group's own tuples are generalized by now
-                    if not pending or not (left > 1 or lam > 1):
-                        break
-                    _put_for(p, r, a, dst, pending, outs)
-                    left -= 1
-                    pending = still_above(p.g_above, group, pending)
+                rows = p.select({t: conf, a: src})[0]  # the group's own tuples are generalized by now
+                if lam == 1:  # one instance of the value is left (while more than one is, a row goes up)
+                    rows = rows[:max(count[(a, src, dst)] - 1, 0)]
+                made, flip = _generalize_rows(p, rows, a, dst, {n: (group[n], g) for n, g in pending.items()})
+                for n in pending:
+                    outs[n].changes += made[:flip[n]]
+                pending = {n: g for n, g in pending.items() if flip[n] > len(made)}
                 if not pending:
                     return
 

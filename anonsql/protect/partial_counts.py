@@ -47,17 +47,19 @@ def path_estimate(tax: Taxonomy, observed: Sequence[int], agg: Sequence[int], no
     (its subtree's observed total, `aggregates`), so that a node's children hold agg - observed
     of it; `less` >= 0 counts one row less at that node (so at each of its ancestors too).
     (0, 1) when `node` lies outside the subtree of `root`."""
-    line = tax.lineage[node]
-    if root not in line:
+    if root and root not in tax.lineage[node]:
         return 0, 1
-    minus = tax.lineage[less] if less >= 0 else ()
-    path = line[:line.index(root) + 1]
-    num, den = agg[root] - (root in minus), 1
-    for parent, child in zip(path[:0:-1], path[-2::-1]):
-        # the children's total; one row less in the child on the way to `less` below parent
-        total = agg[parent] - observed[parent] - (parent != less and parent in minus)
+    if less >= 0 and less != root:  # the counts with that row taken out
+        observed, agg = list(observed), list(agg)
+        observed[less] -= 1
+        for n in tax.lineage[less]:
+            agg[n] -= 1
+    num, den = agg[root] - (less == root), 1  # a row at root leaves its children's total as it is
+    for parent, child in tax.descent[node][len(tax.lineage[root]) - 1:] if root else tax.descent[node]:
+        total = agg[parent] - observed[parent]  # the children's total
         if total:
-            num, den = num * (agg[child] - (child in minus)), den * total
+            num *= agg[child]
+            den *= total
         else:
             den *= len(tax.children[parent])
     return int(num), int(den)

@@ -34,6 +34,8 @@ class Taxonomy:
     _subtree: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     _leaves: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     lineage: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    # per node, the (parent, child) edges from the root down to it (partial-count estimates walk them)
+    descent: tuple[tuple[tuple[int, int], ...], ...] = field(init=False, repr=False, compare=False)
 
     @classmethod
     def from_rows(cls, name: str, rows: Iterable[tuple[Any, Any]]) -> Taxonomy:
@@ -200,6 +202,7 @@ class Taxonomy:
                 subtree[a].append(n)
             stack.extend(reversed(self.children[n]))
         object.__setattr__(self, "lineage", tuple(lineage))
+        object.__setattr__(self, "descent", tuple(tuple(zip(line[:0:-1], line[-2::-1])) for line in lineage))
         object.__setattr__(self, "_subtree", tuple(tuple(t) for t in subtree))
         object.__setattr__(self, "_leaves", tuple(tuple(m for m in t if not self.children[m]) for t in subtree))
 
