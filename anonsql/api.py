@@ -84,7 +84,7 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
 
 
 def load_dataset(db: str | Engine, name: str, table: str | None = None, *, replace: bool = False) -> LoadReport:
-    """Load a bundled data set (see anonsql.data.datasets.DATASETS) into `table` (default: its name)."""
+    """Load a bundled data set (see anonsql.data.bundled.DATASETS) into `table` (default: its name)."""
     validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)

@@ -152,11 +152,12 @@ def test_every_command_is_listed_under_the_module_that_defines_it():
     assert defined == Root.MODULES
 
 
-@pytest.mark.parametrize("argv", [["kanon", "--help"], ["features", "--help"], ["release", "--help"]])
+@pytest.mark.parametrize("argv", [["kanon", "--help"], ["features", "--help"], ["release", "--help"], ["--help"]])
 def test_a_command_imports_only_what_it_uses(argv):
     """A fast start (issue 11): a command's help imports none of pandas, scipy, scikit-learn,
     matplotlib (checked in a fresh interpreter, not by timing). `anonsql --help` lists every
-    command, so it loads every module."""
+    command, so it loads every CLI module, whose choices (data sets, classifiers, margins,
+    the synthetic row limit) are plain constants that load no job."""
     import subprocess
     import sys
 
@@ -166,6 +167,25 @@ def test_a_command_imports_only_what_it_uses(argv):
             " if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+def test_help_without_the_tables_extra_and_one_line_where_tables_are_used(tmp_path):
+    """Without scipy (the `tables` extra) `anonsql --help` still lists every command, and the
+    tables command says which extra to install in one line, exit 2."""
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, sys\nsys.modules['scipy'] = sys.modules['scipy.sparse'] = None\n"
+            "from anonsql.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out: main(['--help'])\n"
+            "print('tables' in out.getvalue())\n"
+            f"sys.exit(main(['tables', '--db', {str(tmp_path / 't.duckdb')!r}, '--table', 't', '--dims', 'a', "
+            "'--out', 'o']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "True"
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "anonsql tables: error: safe aggregate tables need scipy and highspy: pip install 'anonsql[tables]'"]
 
 
 def test_a_kanon_run_on_duckdb_imports_neither_pandas_nor_arrow(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api
-from ..data.datasets import DATASETS
+from ..data.bundled import DATASETS
 from . import options
 from .app import Command
 

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from .. import api
-from ..evaluate.job import CLASSIFIERS
+from ..evaluate import CLASSIFIERS
 from . import options
 from .app import Command
 

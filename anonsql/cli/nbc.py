@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from .. import api
-from ..nbc.job import SYNTHETIC_ROW_LIMIT
+from ..nbc import SYNTHETIC_ROW_LIMIT
 from . import options
 from .app import Group
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from importlib import resources
 
 import pandas as pd
@@ -13,34 +12,8 @@ from .. import sql
 from ..catalog import drop_table, find_table, get_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
+from .bundled import DATASETS, Dataset
 from .loading import CsvFormat, LoadReport, count_rows, fill_table, read_frame, write_frame
-
-
-@dataclass(frozen=True)
-class Dataset:
-    file: str
-    na: tuple[str, ...]
-    description: str
-    rows: int  # the published size (fixtures/README.md), re-checked by SQL after loading
-    derive: str | None = None  # sql/<derive>.sql turns the raw table into the published form
-    row_id: bool = False  # add `id`, the row's number in the file, so derived rows stay traceable
-
-
-DATASETS: dict[str, Dataset] = {
-    "adult": Dataset("adult.csv.gz", ("?",), "UCI Adult, 32,560 rows x 15 columns, '?' as NULL", 32_560),
-    "adult-test": Dataset("adult_test.csv.gz", ("?",), "UCI Adult test split, 16,281 rows (labels end in '.')", 16_281),
-    "adult-kh": Dataset(
-        "adult.csv.gz", ("?",),
-        "Adult as in Kameya & Hayashi Sec. 4: 8 QIs, age in 5-year bins, income; "
-        "rows with a missing value removed (30,161 rows); `id` is the row's number in adult.data", 30_161,
-        derive="data/adult_kh", row_id=True,
-    ),
-    "car": Dataset("car.csv.gz", (), "UCI Car Evaluation, 1,728 rows, 6 attributes + class", 1_728),
-    "breast-cancer": Dataset(
-        "breast_cancer_wisconsin.csv.gz", ("?",),
-        "UCI Breast Cancer Wisconsin (original), 699 rows, id + 9 attributes + class (2/4)", 699,
-    ),
-}
 
 
 def load_dataset(engine: Engine, name: str, table: str, *, replace: bool = False) -> LoadReport:

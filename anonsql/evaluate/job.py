@@ -25,11 +25,8 @@ from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress, Report, silent
-from . import nb, stats, tree
+from . import CLASSIFIERS, nb, stats, tree
 from .model import FoldCombos, FoldNBCounts, fold_errors
-
-#: The classifiers: naive Bayes (numpy) and the scikit-learn entropy tree (the `eval` extra).
-CLASSIFIERS = ("nb", "tree")
 
 
 @dataclass

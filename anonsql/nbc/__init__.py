@@ -12,5 +12,10 @@ from .est import EstResult, est
 from .transform import Transformed, publish_safe, safety_transform
 from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
 
-__all__ = ["Breach", "EstResult", "Transformed", "Viewset", "amplification", "breach", "differences", "est",
-           "is_safe", "k_sind", "publish_safe", "safety_transform", "smallest_rho"]
+__all__ = ["SYNTHETIC_ROW_LIMIT", "Breach", "EstResult", "Transformed", "Viewset", "amplification", "breach",
+           "differences", "est", "is_safe", "k_sind", "publish_safe", "safety_transform", "smallest_rho"]
+
+#: --synthetic writes Σ_c P_c rows; the transformed counts are often astronomically large,
+#: so beyond this many rows it refuses (before writing anything) instead of filling the disk.
+#: Here, not in job.py, so the CLI loads neither pandas nor the jobs for its help.
+SYNTHETIC_ROW_LIMIT = 10**7

@@ -19,18 +19,14 @@ from ..catalog import Table, find_table, get_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
+from . import SYNTHETIC_ROW_LIMIT, rewrite, stats, verify
 from . import equivalence as eq
-from . import rewrite, stats, verify
 from .breach import breach
 from .est import achieved_r, est
 from .stats import Views
 from .transform import ROOTS, publish_safe
 from .transform import validate as validate_views
 from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
-
-#: --synthetic writes Σ_c P_c rows; the transformed counts are often astronomically large,
-#: so beyond this many rows it refuses (before writing anything) instead of filling the disk.
-SYNTHETIC_ROW_LIMIT = 10**7
 
 Attrs = Sequence[str] | str
 Precedence = Sequence[str] | str | None

@@ -6,18 +6,14 @@ attacker's LP.
 whole database job behind `anonsql.safe_table`, `job.audit` the attack behind `anonsql.audit_table`.
 """
 
-try:  # the `tables` extra; without it every entry point says so in one line
-    import scipy.sparse  # noqa: F401
-except ImportError:  # pragma: no cover - exercised only without the extra
-    from ..errors import AnonsqlError
+from ..lazy import exports
 
-    raise AnonsqlError("safe aggregate tables need scipy and highspy: pip install 'anonsql[tables]'") from None
-
-from .cells import Grid, layout  # noqa: E402
-from .job import AuditReport, TablesReport  # noqa: E402
-from .rules import Rules  # noqa: E402
-from .spec import MARGINS, Spec, parse_assignment, parse_cells, parse_tables  # noqa: E402
-from .suppress import Outcome, Protection, protect  # noqa: E402
+#: How margins are formed: every subset of a table's dimensions (CUBE), every prefix (ROLLUP),
+#: or none (inner cells only).
+MARGINS = ("cube", "rollup", "none")
 
 __all__ = ["MARGINS", "AuditReport", "Grid", "Outcome", "Protection", "Rules", "Spec", "TablesReport", "layout",
            "parse_assignment", "parse_cells", "parse_tables", "protect"]
+
+# the rest loads on first use (scipy with it: `sparse`), so the CLI's choices cost nothing
+__getattr__ = exports(__name__, [".cells", ".job", ".rules", ".spec", ".suppress"], __all__[1:])

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import AnonsqlError
+from .sparse import sp
 
 
 def load_highs() -> Any:

@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
+
+from .sparse import sp
 
 TOTAL = -1
 

@@ -19,10 +19,6 @@ from .cells import grouping_sets
 from .rules import Rules
 from .suppress import Protection
 
-#: How margins are formed: every subset of a table's dimensions (CUBE), every prefix (ROLLUP),
-#: or none (inner cells only).
-MARGINS = ("cube", "rollup", "none")
-
 
 @dataclass(frozen=True)
 class Spec:

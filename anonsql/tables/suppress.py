@@ -24,13 +24,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import AnonsqlError
 from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hypercube
 from .linear import certificates
+from .sparse import sp
 
 #: The exact stage is skipped when its dense system (totals x unknowns) is larger than this: its
 #: elimination would outlast the LP stage, which protects on its own.

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from sqlglot import exp
 
 from .. import sql
@@ -28,6 +27,7 @@ from ..protect.stats import read_taxonomies
 from ..protect.taxonomy import Taxonomy
 from ..report import Report
 from .attack import load_highs, new_model
+from .sparse import sp
 from .spec import Spec
 from .stats import measure_expr, sets_expr, source_expr
 
