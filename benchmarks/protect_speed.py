@@ -63,8 +63,6 @@ def hybrid(d, p, cell, chance):
 
 def time_method(name, X, domains, preds, cells, seed, top_k, taxes=None) -> tuple[float, list]:
     """Mean CPU ms per suppression and each cell's (status, changes), JSON-ready."""
-    from protect_experiments import BREAST_TAXONOMY
-
     from anonsql.protect import deletion as d
     cls, run = runners()[name]
     chance = d.SeededChance(seed)
@@ -75,7 +73,7 @@ def time_method(name, X, domains, preds, cells, seed, top_k, taxes=None) -> tupl
             p.hide(c.row, c.target, [])
         else:
             p = cls(X.copy(), domains, preds, k=top_k, taxonomies=taxes)
-            p.X[c.row, c.target] = BREAST_TAXONOMY.generalize(c.value, 1)
+            p.X[c.row, c.target] = taxes[c.target].generalize(c.value, 1)
         start = time.process_time()  # CPU time: less inflated by other processes on a shared machine
         if run is None:
             status, changes = "hybrid", hybrid(d, p, c, chance)

@@ -95,16 +95,8 @@ class GCounts:
 
     def account(self, codes: list[int], sign: int) -> None:
         """Add (sign 1) or remove (sign -1) one row's contributions (its codes)."""
-        g = codes[self.target]
-        if g == NU:
-            return
-        self.classes[g] += sign
-        self.version += 1
-        if self.tax is not None:
-            for n in self.tax.lineage[g]:
-                self.agg_classes[n] += sign
-        for a in self.attrs:
-            self.count(a, g, codes[a], sign)
+        if codes[self.target] != NU:
+            self._class_row(codes, codes[self.target], sign)
 
     def change(self, codes: list[int], col: int, code: int) -> None:
         """Cell `col` of one row (its codes, as they are before) becomes `code`: a predictor's
@@ -114,43 +106,35 @@ class GCounts:
         if col != self.target:
             if g != NU:
                 self._shift(col, g, codes[col], code)
-        elif g == NU or code == NU:
-            self.account(codes, -1)  # ν: the row leaves (or, next line, joins) the statistics
-            self.account([code if j == col else x for j, x in enumerate(codes)], 1)
-        else:
-            self._move(codes, g, code)
+            return
+        if g != NU:
+            self._class_row(codes, g, -1)
+        if code != NU:
+            self._class_row(codes, code, 1)
 
-    def _move(self, codes: list[int], g: int, h: int) -> None:
-        """`account(-1)` of the row in class g then `account(1)` in class h: the class counts,
-        then the pairs of whichever of g and h is a leaf (a row moving between inner nodes, as
-        INCP-G's higher levels move them, changes no pairs row)."""
-        self.classes[g] -= 1
-        self.classes[h] += 1
+    def _class_row(self, codes: list[int], g: int, sign: int) -> None:
+        """One row (its codes) joins (sign 1) or leaves (-1) class node g: the class counts and,
+        where g is a leaf, its pairs rows (a row moving between inner nodes, as INCP-G's higher
+        levels move them, changes no pairs row)."""
+        self.classes[g] += sign
         self.version += 1
         if self.tax is not None:
             for n in self.tax.lineage[g]:
-                self.agg_classes[n] -= 1
-            for n in self.tax.lineage[h]:
-                self.agg_classes[n] += 1
-        for node, sign in ((g, -1), (h, 1)):
-            if not self.scored[node]:
+                self.agg_classes[n] += sign
+        if not self.scored[g]:
+            return
+        for a, pairs, aggs, versions, lineage in self._columns:
+            x = codes[a]
+            if x == NU:
                 continue
-            for a, pairs, aggs, versions, lineage in self._columns:
-                x = codes[a]
-                if x == NU:
-                    continue
-                pairs[node][x] += sign
-                versions[node] += 1
-                if lineage is not None:
-                    agg = aggs[node]
-                    for n in lineage[x]:
-                        agg[n] += sign
-            self.changed[node] += 1
-            self.touched[node] = None
-
-    def count(self, a: int, g: int, x: int, sign: int) -> None:
-        """Add (sign 1) or remove (sign -1) one row of class node g holding x in predictor a."""
-        self._shift(a, g, x if sign < 0 else NU, x if sign > 0 else NU)
+            pairs[g][x] += sign
+            versions[g] += 1
+            if lineage is not None:
+                agg = aggs[g]
+                for n in lineage[x]:
+                    agg[n] += sign
+        self.changed[g] += 1
+        self.touched[g] = None
 
     def _shift(self, a: int, g: int, x: int, y: int) -> None:
         """One row of class node g holds y instead of x in predictor a (either may be ν): one

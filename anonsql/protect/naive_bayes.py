@@ -144,23 +144,12 @@ class Counts:
         return max(0, h - (nw * dv) // k)
 
     def scores(self, row: Sequence[int]) -> list[Fraction]:
-        """p(v|d) up to 1/p(d) for every class v (eq. 2.4), trained without `row` itself."""
-        own = row[self.target]
-        totals = list(self.totals)
-        if own != NU:
-            totals[own] -= 1
-        n = sum(totals)
-        known = [(self.pairs[a][row[a]], a) for a in self.attrs if row[a] != NU]
-        out = []
-        for v, t in enumerate(totals):
-            if not n or not t:
-                out.append(Fraction(0))
-                continue
-            num = t
-            for hits, _ in known:
-                num *= hits[v] - (v == own)
-            out.append(Fraction(num, n * t ** len(known)))
-        return out
+        """p(v|d) up to 1/p(d) for every class v (eq. 2.4), trained without `row` itself:
+        `fraction` over n, the rows of D - d with a known class."""
+        n = sum(self.totals) - (row[self.target] != NU)
+        if not n:
+            return [Fraction(0)] * self.n_classes
+        return [Fraction(num, n * den) for num, den in (self.fraction(row, v) for v in range(self.n_classes))]
 
 
 def tally(keys: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
