@@ -7,16 +7,9 @@ The API functions are named for the task (`k_anonymize`, `protect_table`,
 `evaluate_classifiers`) so none hides the method package of the same name.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from .engine import Engine, connect
 from .errors import AnonsqlError, VerificationError
 from .report import Check, Report
-
-try:
-    __version__ = version("anonsql")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
 
 __all__ = [
     "AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "audit_table", "bin_columns",
@@ -32,6 +25,13 @@ _API = frozenset(__all__) - {"AnonsqlError", "Check", "Engine", "Report", "Verif
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # looked up on first use: the search of the installed distributions costs a start
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("anonsql")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
     if name in _API:
         from . import api
 
