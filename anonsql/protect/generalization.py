@@ -310,13 +310,18 @@ class GeneralizedMicrodata(Microdata):
     def set(self, row: Any, col: int, code: int) -> None:
         """Cell (row, col) = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
         touched = [c for c in self._g.values() if col in c.reads]
-        for q in self._asked.get(row, {}).values():
-            q.stale = True
+        asked = self._asked.get(row)
+        if asked is not None:
+            for q in asked.values():
+                q.stale = True
         if touched:
             codes = self.row(row).tolist()
             for c in touched:
                 c.change(codes, col, code)
-        super().set(row, col, code)
+        if self._counts or self._tuples:  # naive Bayes' or ID3's tables to keep up to date too
+            super().set(row, col, code)
+        else:
+            self.rows.set(row, col, code)
 
     def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
@@ -586,7 +591,7 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
                 src, dst = tax.generalize(v, lam - 1), tax.generalize(v, lam)
                 if src == dst:
                     continue
-                ids, codes = p.select({t: src})
+                ids, codes = p.rows.select({t: src})  # p.select without `but`: no copy of the rows
                 shares = np.any((codes[:, preds] == mine) & (mine != NU), axis=1).tolist()
                 above = False  # known to be above: checked, and nothing changed since
                 for r, share in zip(ids, shares):
