@@ -138,17 +138,29 @@ class GCounts:
 
     def _shift(self, a: int, g: int, x: int, y: int) -> None:
         """One row of class node g holds y instead of x in predictor a (either may be ν): one
-        change of the pairs row (a, g), when g is a leaf."""
+        change of the pairs row (a, g), when g is a leaf; the aggregates of the nodes above both
+        x and y lose the row and gain it back, and are left alone."""
         if x == y or not self.scored[g]:
             return
         pairs, tax = self.pairs[a][g], self.taxes[a]
-        agg = self.agg_pairs[a][g] if tax is not None else None
-        for node, sign in ((x, -1), (y, 1)):
-            if node != NU:
-                pairs[node] += sign
-                if agg is not None:
-                    for n in tax.lineage[node]:  # type: ignore[union-attr]
-                        agg[n] += sign
+        up: tuple[int, ...] = ()  # the lineages of x and y, whose common ancestors keep their aggregates
+        down: tuple[int, ...] = ()
+        if x != NU:
+            pairs[x] -= 1
+            up = () if tax is None else tax.lineage[x]
+        if y != NU:
+            pairs[y] += 1
+            down = () if tax is None else tax.lineage[y]
+        if tax is not None:
+            agg = self.agg_pairs[a][g]
+            for n in up:
+                if n in down:
+                    break
+                agg[n] -= 1
+            for n in down:
+                if n in up:
+                    break
+                agg[n] += 1
         self.versions[a][g] += 1
         self.changed[g] += 1
         self.touched[g] = a
@@ -192,7 +204,8 @@ class GCounts:
 class _Leaf:
     """One candidate's score for one tuple, with the counts' versions it was computed from."""
 
-    __slots__ = ("version", "n", "tn", "td", "head", "changed", "versions", "nums", "dens", "score", "fraction")
+    __slots__ = ("version", "n", "tn", "td", "head", "changed", "versions", "nums", "dens", "product", "score",
+                 "fraction")
 
     def __init__(self, k: int) -> None:
         self.version = self.changed = -1
@@ -203,6 +216,8 @@ class _Leaf:
         self.head = (0, 1)
         # per known predictor: its factor (nums[n] / dens[n]) and the version of the counts it read
         self.versions, self.nums, self.dens = [-1] * k, [0] * k, [1] * k
+        # (Π nums, Π dens), kept while no factor changes (a class move alone changes the head)
+        self.product: tuple[int, int] | None = None
         self.score: tuple[int, int] | None = None
         self.fraction: Fraction | None = None
 
@@ -262,21 +277,24 @@ class Question:
                 k = len(self.known)
                 leaf.n, leaf.tn, leaf.td = n, tn, td
                 leaf.head, leaf.score = (tn * td ** k, n * td * tn ** k), None
-        if leaf.changed != c.changed[v]:
-            one = c.touched[v] if leaf.changed == c.changed[v] - 1 else None  # the one pairs row changed
-            leaf.changed, own = c.changed[v], v == g
-            for n in range(len(self.known)) if one is None else [self.slot[one]] if one in self.slot else []:
-                ver = self.versions[n][v]
-                if ver != leaf.versions[n]:
-                    leaf.versions[n] = ver
-                    a, x = self.known[n]
-                    num, den = c.factor(a, v, x, own)
-                    if num != leaf.nums[n] or den != leaf.dens[n]:
-                        leaf.nums[n], leaf.dens[n], leaf.score = num, den, None
+        changed = c.changed[v]
+        if leaf.changed != changed:
+            one = c.touched[v] if leaf.changed == changed - 1 else None  # the one pairs row changed
+            leaf.changed, own = changed, v == g
+            nums, dens, seen, versions, known = leaf.nums, leaf.dens, leaf.versions, self.versions, self.known
+            for n in range(len(known)) if one is None else [self.slot[one]] if one in self.slot else []:
+                ver = versions[n][v]
+                if ver != seen[n]:
+                    seen[n] = ver
+                    num, den = c.factor(known[n][0], v, known[n][1], own)
+                    if num != nums[n] or den != dens[n]:
+                        nums[n], dens[n], leaf.product, leaf.score = num, den, None, None
         if leaf.score is None:
             leaf.fraction = None
-            hn = prod(leaf.nums)
-            leaf.score = (leaf.head[0] * hn, leaf.head[1] * prod(leaf.dens)) if leaf.n and leaf.tn and hn else (0, 1)
+            if leaf.product is None:
+                leaf.product = (prod(leaf.nums), prod(leaf.dens))
+            hn, hd = leaf.product
+            leaf.score = (leaf.head[0] * hn, leaf.head[1] * hd) if leaf.n and leaf.tn and hn else (0, 1)
         return leaf
 
 
@@ -309,14 +327,14 @@ class GeneralizedMicrodata(Microdata):
 
     def set(self, row: Any, col: int, code: int) -> None:
         """Cell (row, col) = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
-        touched = [c for c in self._g.values() if col in c.reads]
         asked = self._asked.get(row)
         if asked is not None:
             for q in asked.values():
                 q.stale = True
-        if touched:
-            codes = self.row(row).tolist()
-            for c in touched:
+        codes = None  # the row as it is before, read once for the tables that read the column
+        for c in self._g.values():
+            if col in c.reads:
+                codes = self.rows.row(row).tolist() if codes is None else codes
                 c.change(codes, col, code)
         if self._counts or self._tuples:  # naive Bayes' or ID3's tables to keep up to date too
             super().set(row, col, code)
@@ -325,7 +343,7 @@ class GeneralizedMicrodata(Microdata):
 
     def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
-        self._stack.setdefault((row, col), []).append(int(self.row(row)[col]))
+        self._stack.setdefault((row, col), []).append(int(self.rows.row(row)[col]))
         self.set(row, col, code)
         changes.append((row, col))
 

@@ -46,23 +46,27 @@ def path_estimate(tax: Taxonomy, observed: Sequence[int], agg: Sequence[int], no
     computed along the one path from `root` down to `node` from `agg`, every node's aggregate
     (its subtree's observed total, `aggregates`), so that a node's children hold agg - observed
     of it; `less` >= 0 counts one row less at that node (so at each of its ancestors too).
-    (0, 1) when `node` lies outside the subtree of `root`."""
-    if root and root not in tax.lineage[node]:
-        return 0, 1
+    (0, 1) when `node` lies outside the subtree of `root`. Python ints in and out (the -G
+    methods' scores call it for every factor: no conversions)."""
+    path = tax.descent[node]
+    if root:
+        if root not in tax.lineage[node]:
+            return 0, 1
+        path = path[len(tax.lineage[root]) - 1:]
     if less >= 0 and less != root:  # the counts with that row taken out
         observed, agg = list(observed), list(agg)
         observed[less] -= 1
         for n in tax.lineage[less]:
             agg[n] -= 1
     num, den = agg[root] - (less == root), 1  # a row at root leaves its children's total as it is
-    for parent, child in tax.descent[node][len(tax.lineage[root]) - 1:] if root else tax.descent[node]:
+    for parent, child in path:
         total = agg[parent] - observed[parent]  # the children's total
         if total:
             num *= agg[child]
             den *= total
         else:
             den *= len(tax.children[parent])
-    return int(num), int(den)
+    return num, den
 
 
 def aggregates(tax: Taxonomy, observed: np.ndarray) -> np.ndarray:
