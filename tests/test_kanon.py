@@ -447,3 +447,24 @@ def test_no_class_column_is_one_class(db, engine, make_table, capsys):
     assert "no class column: one class (C = 1)" in capsys.readouterr().out
     assert anonsql.check(db, "t", "zip,sex", 2).ok
     assert not [n for n in engine.fetch_all("SELECT table_name FROM information_schema.tables") if "one_class" in n[0]]
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in-place"])
+def test_rows_match_their_group_by_value_and_by_code_where_a_decision_names_null(db, engine, make_table,
+                                                                                  in_place):
+    """The write-back joins a row to its group's decision by value, and by dictionary code in a
+    column where a decision names ⊥ (NULL is never equal to NULL): here a decision names zip = ⊥
+    (zip by code) while sex is matched by value, where the rows with sex = ⊥ belong to a kept
+    group and must match no decision. Verification recounts the blanked cells against the
+    decisions ("suppressed cells as decided"), so a row matched wrongly fails the run."""
+    make_table("t", {"id": list(range(1, 10)), "zip": [None, None, "1", "1", "1", "2", "2", "2", "2"],
+                     "sex": ["m", "f", "m", "m", "m", "f", "f", None, None], "cls": ["a"] * 9})
+    before = table_rows(engine, "t")
+    r = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out=None if in_place else "t2", in_place=in_place,
+                            changes="ch")
+    assert r.ok and r.suppressed_cells >= 1
+    groups = [json.loads(row[0]) for row in engine.fetch_all("SELECT DISTINCT group_values FROM ch")]
+    assert any(g["zip"] is None for g in groups) and all(g["sex"] is not None for g in groups)
+    after = table_rows(engine, "t" if in_place else "t2")
+    assert only_nulls_added(sorted(before), sorted(after), {1, 2})
+    assert [row for row in after if row[0] in (8, 9)] == [row for row in before if row[0] in (8, 9)]

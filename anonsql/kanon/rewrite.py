@@ -1,13 +1,18 @@
 """Decisions → SQL: ONE statement that turns cells NULL, a CREATE TABLE AS SELECT for a new
 table or an UPDATE in place.
 
-Rows find their group (y, c) by integer codes: the value dictionaries of the statistics
-(anonsql.stats.qi_class_counts, temporary tables built once from the grouped relation) code each
-row by typed SQL equality, so values that group together match together (numeric 1.0 and 1.00,
--0.0 and 0.0, NaN, intervals), with no per-row text key and no limit on the number of columns.
-Executed, the decisions relation holds those codes and is bulk loaded; in the `--emit-sql`
-script it spells out each group's original values under the real column names, so a reviewer
-can read what is suppressed where, and the script codes it with the same dictionaries.
+The decisions are integer codes of the value dictionaries of the statistics
+(anonsql.stats.qi_class_counts, temporary tables built once from the grouped relation), bulk
+loaded. Rows find their group (y, c) by typed SQL equality, so values that group together match
+together (numeric 1.0 and 1.00, -0.0 and 0.0, NaN, intervals), with no per-row text key and no
+limit on the number of columns: on DuckDB and Spark each row is coded by the dictionaries and
+joined by codes; on PostgreSQL each code of the small decisions is turned back into its value
+(sql/kanon/decision_values.sql) and the rows join on their own values, one hash join with no
+per-row dictionary lookup, save in a column where a decision names ⊥ (coded there: NULL is
+never equal to NULL).
+In the `--emit-sql` script the decisions spell out each group's original values under the real
+column names, so a reviewer can read what is suppressed where, and the script codes them with
+the same dictionaries.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from .. import identifiers, sql
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..rewrite import Script
-from ..stats import QIClassCounts, analyze, dictionary_codes, scratch_table
+from ..stats import NULL_CODE, QIClassCounts, analyze, dictionary_codes, scratch_table
 
 DECISIONS_TABLE = "anonsql_suppression_decisions"  # the codes; in a script, the readable values
 CODES_TABLE = "anonsql_suppression_codes"  # a script's decisions, coded
@@ -120,15 +125,24 @@ class SuppressionPlan:
                inline: bool = False) -> tuple[str, dict[str, Any]]:
         """The write-back statement: sql/kanon/create_suppressed.sql for a copy (the decisions and
         dictionaries broadcast on Spark: a hint, set on the tree, templates being DuckDB's),
-        sql/kanon/apply_suppression.sql in place; rows coded by the dictionaries, matched by codes;
+        sql/kanon/apply_suppression.sql in place; rows matched to the decisions by value, or by
+        dictionary code in a column where a decision names ⊥;
         `flags` name the decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the
         padded keys of identifiers.Key, or placeholders in a script)."""
+        # PostgreSQL matches a row by value (each dictionary lookup there is a hash join of every row,
+        # ~150 ms per 10^6 rows and column), save in a column where some decision names ⊥ (code -1:
+        # NULL = NULL is never true); in a column matched by value a NULL or a value the statistics
+        # never saw matches no decision, as its code (-1, -2) would not. DuckDB codes the rows
+        # faster than it hashes their values; Spark broadcasts the dictionaries.
+        values, names = self._values("t"), self._code_names()
+        by_code = [j for j in range(len(values)) if dialect != "postgres" or (self.codes[:, j] == NULL_CODE).any()]
+        by_value = [j for j in range(len(values)) if j not in by_code]
         if self.copy:
             tree = sql.template("kanon/create_suppressed")
             query = tree.expression  # the SELECT of the CREATE
             if dialect == "spark":
                 query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
-                    exp.to_table(a) for a in ["x", *(f"d_{j}" for j in range(len(self.dictionaries)))]])]))
+                    exp.to_table(a) for a in ["x", *(f"d_{i}" for i in range(len(by_code)))]])]))
             flag = dict(zip(self.qi, flags))
             item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="x"), exp.null()).else_(sql.column(c, "t")),
                                sql.ident(c)) if c in flag
@@ -144,10 +158,20 @@ class SuppressionPlan:
             binds = dict(out=self.out, qi=sql.columns(self.qi), flag=[sql.ident(f) for f in flags], row_id=row_id)
         own = query.args.get("joins") or []  # the template's join of the decisions goes after the dictionaries
         query.set("joins", [])
-        codes = dictionary_codes(query, self._values("t"), self.dictionaries)
+        codes = dictionary_codes(query, [values[j] for j in by_code], [self.dictionaries[j] for j in by_code])
         query.set("joins", [*query.args["joins"], *own])
-        match = exp.and_(*(exp.EQ(this=code, expression=exp.column(name, "x"))
-                           for code, name in zip(codes, self._code_names())))
+        if by_value:  # the decisions as sql/kanon/decision_values.sql: their codes and those columns' values
+            decided = sql.template("kanon/decision_values")
+            for j in by_value:
+                alias = f"e_{j}"
+                decided.append("joins", exp.Join(this=exp.alias_(self.dictionaries[j].copy(), alias, table=True),
+                                                 side="LEFT", on=exp.EQ(this=exp.column("code", alias),
+                                                                        expression=exp.column(names[j], "x"))))
+            own[0].set("this", exp.Subquery(this=decided, alias=exp.TableAlias(this=exp.to_identifier("x"))))
+            binds["value"] = [exp.column("value", f"e_{j}") for j in by_value]
+        match = exp.and_(*(exp.EQ(this=code, expression=exp.column(names[j], "x")) for code, j in zip(codes, by_code)),
+                         *(exp.EQ(this=values[j].copy(), expression=exp.column(f"v_{i}", "x"))
+                           for i, j in enumerate(by_value)))
         return sql.bind(tree, dialect, dict(binds, decisions=decisions, match=match), inline=inline)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
