@@ -327,24 +327,27 @@ class GeneralizedMicrodata(Microdata):
 
     def set(self, row: Any, col: int, code: int) -> None:
         """Cell (row, col) = code, the count tables (naive Bayes and Def. 4.1's) kept up to date."""
+        self._set(row, col, code)
+
+    def _set(self, row: Any, col: int, code: int) -> int:
+        """`set`, giving the cell's code before (for `put`'s log)."""
         asked = self._asked.get(row)
         if asked is not None:
             for q in asked.values():
                 q.stale = True
-        codes = None  # the row as it is before, read once for the tables that read the column
+        codes = self.rows.row(row).tolist()  # as it is before
         for c in self._g.values():
             if col in c.reads:
-                codes = self.rows.row(row).tolist() if codes is None else codes
                 c.change(codes, col, code)
         if self._counts or self._tuples:  # naive Bayes' or ID3's tables to keep up to date too
             super().set(row, col, code)
         else:
             self.rows.set(row, col, code)
+        return codes[col]
 
     def put(self, row: Any, col: int, code: int, changes: list[tuple[Any, int]]) -> None:
         """Set cell (row, col) to `code` (a more general node, or ν), logged for `revert`."""
-        self._stack.setdefault((row, col), []).append(int(self.rows.row(row)[col]))
-        self.set(row, col, code)
+        self._stack.setdefault((row, col), []).append(self._set(row, col, code))
         changes.append((row, col))
 
     def hide(self, row: Any, col: int, changes: list[tuple[Any, int]]) -> None:
@@ -354,7 +357,7 @@ class GeneralizedMicrodata(Microdata):
     def revert(self, changes: list[tuple[Any, int]], start: int = 0) -> None:
         """Undo changes[start:] newest first (a cell changed twice gets each old value back)."""
         for row, col in reversed(changes[start:]):
-            self.set(row, col, self._stack[(row, col)].pop())
+            self._set(row, col, self._stack[(row, col)].pop())
         del changes[start:]
 
     def g_counts(self, target: int) -> GCounts:
@@ -464,10 +467,11 @@ def _max_impact(p: GeneralizedMicrodata, cell: Cell, lam: int, done: set[int]) -
     attribute wins a tie), among attributes not yet used at this level, F1 >= 1 and
     (F1 > 1 or λ > 1)."""
     counts = impact_counts(p, cell, lam)
-    p._log("ratios", lam, {a: (*f, _ratio(*f)) for a, f in counts.items()})
+    ratios = {a: _ratio(*f) for a, f in counts.items()}
+    p._log("ratios", lam, {a: (*f, ratios[a]) for a, f in counts.items()})
     best, ratio = None, Fraction(p.rows.n)
-    for a, (f1, f2, f3) in counts.items():
-        r = _ratio(f1, f2, f3)
+    for a, (f1, _, _) in counts.items():
+        r = ratios[a]
         if a not in done and f1 >= 1 and (f1 > 1 or lam > 1) and r is not None and r < ratio:
             best, ratio = a, r
     return best
