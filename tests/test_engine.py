@@ -120,3 +120,25 @@ def test_duckdb_session_settings(tmp_path):
     connect(con).close()
     assert con.execute(settings).fetchall() == before
     con.close()
+
+
+@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL", "VARCHAR, BOOLEAN, NUMERIC"],
+                         ids=["exact", "narrower", "converted"])
+def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, monkeypatch):
+    """int64, bool and float64 columns: PostgreSQL sends them in binary where the table's types are
+    exactly BIGINT, BOOLEAN, DOUBLE PRECISION (the kanon decisions), as text where they are not
+    (binary COPY does not convert); the same rows arrive either way, extremes included."""
+    engine.execute(f"CREATE TABLE t (id BIGINT, a {types.split(', ')[0]}, b BOOLEAN, c {types.split(', ')[2]})")
+    big = 2**31 - 1 if types.startswith("INTEGER") else 2**63 - 1
+    frame = {"id": np.arange(4, dtype=np.int64), "a": np.array([0, -1, big, -big], dtype=np.int64),
+             "b": np.array([True, False, True, False]), "c": np.array([0.5, -0.0, 1e300 if "DOUBLE" in types else 2.5,
+                                                                       -3.25])}
+    sent = []
+    if engine.dialect == "postgres":
+        binary = type(engine)._binary_copy
+        monkeypatch.setattr(type(engine), "_binary_copy", lambda self, *a: sent.append(binary(self, *a)) or sent[-1])
+    engine.insert_rows('"t"', '"id", "a", "b", "c"', frame)
+    assert sent == ([] if engine.dialect != "postgres" else [types.startswith("BIGINT")])
+    rows = engine.fetch_all('SELECT "a", "b", "c" FROM "t" ORDER BY "id"')
+    assert [(int(a), b, float(c)) for a, b, c in rows] == list(zip(frame["a"].tolist(), frame["b"].tolist(),
+                                                                   frame["c"].tolist()))

@@ -20,6 +20,10 @@ from ..errors import AnonsqlError, DatabaseError, first_line, redact
 WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
 
 
+#: numpy dtypes COPY sends in binary: the PostgreSQL type OID each must land in, and its wire format.
+_BINARY = {np.dtype(np.int64): (20, ">i8"), np.dtype(np.bool_): (16, "u1"), np.dtype(np.float64): (701, ">f8")}
+
+
 class PostgresEngine:
     """Runs anonsql's SQL on a PostgreSQL server, autocommit outside `transaction()`."""
 
@@ -103,6 +107,8 @@ class PostgresEngine:
 
     def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
+        if isinstance(frame, Mapping) and self._binary_copy(table_sql, columns_sql, frame):
+            return
         # Column-wise .tolist() gives plain Python values, which psycopg adapts.
         if isinstance(frame, Mapping):  # numpy arrays by name: None already stands for NULL
             data = [frame[c].tolist() for c in frame]
@@ -116,6 +122,34 @@ class PostgresEngine:
                     copy.write_row(row)
         except self._psycopg.Error as exc:
             raise DatabaseError(first_line(exc), stmt) from exc
+
+    def _binary_copy(self, table_sql: str, columns_sql: str, frame: Mapping[str, np.ndarray]) -> bool:
+        """COPY numpy columns of int64, bool or float64 (no NULLs) in PostgreSQL's binary format, the
+        whole payload built by numpy, where the target columns are exactly BIGINT, BOOLEAN, DOUBLE
+        PRECISION (checked first: binary COPY does not convert); False, having sent nothing, where not.
+        Row by row, 187,000 decisions of 17 columns took 0.7 s; so, a few milliseconds."""
+        arrays = list(frame.values())
+        if not arrays or not all(isinstance(a, np.ndarray) and a.dtype in _BINARY for a in arrays):
+            return False
+        probe = f"SELECT {columns_sql} FROM {table_sql} LIMIT 0"
+        with self._cursor_run(probe, None) as cur:
+            if [c.type_code for c in cur.description] != [_BINARY[a.dtype][0] for a in arrays]:
+                return False
+        fields = [("n", ">i2")]
+        for i, a in enumerate(arrays):
+            fields += [(f"l{i}", ">i4"), (f"v{i}", _BINARY[a.dtype][1])]
+        rows = np.empty(len(arrays[0]), dtype=fields)
+        rows["n"] = len(arrays)
+        for i, a in enumerate(arrays):
+            rows[f"l{i}"], rows[f"v{i}"] = rows.dtype[f"v{i}"].itemsize, a
+        payload = b"PGCOPY\n\xff\r\n\0" + bytes(8) + rows.tobytes() + b"\xff\xff"  # header, rows, trailer
+        stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN (FORMAT BINARY)"
+        try:
+            with self._con.cursor() as cur, cur.copy(stmt) as copy:
+                copy.write(payload)
+        except self._psycopg.Error as exc:
+            raise DatabaseError(first_line(exc), stmt) from exc
+        return True
 
     def close(self) -> None:
         if self._owned:

@@ -112,9 +112,10 @@ class SuppressionPlan:
         frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
         engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame), frame)
-        analyze(engine, decisions)
         if d == "postgres":
+            engine.fetch_all(*sql.render("kanon/decisions_sample", d))
             engine.fetch_all(*sql.render("kanon/hash_join", d))
+        analyze(engine, decisions)
         if self.pseudonymize and key is None:
             raise AnonsqlError("--pseudonymize needs a key")
         pads = dict(ipad=key.ipad, opad=key.opad) if key is not None else {}
