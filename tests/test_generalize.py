@@ -315,6 +315,34 @@ def test_g_counts_kept_by_change_match_a_recount():
                 assert c.pairs[a][g] == [int(((p.X[:, t] == g) & (p.X[:, a] == x)).sum()) for x in range(p.domains[a])]
 
 
+def test_path_estimate_of_leaf_rows_is_the_count_itself():
+    """With rows on leaves only, the partial-count estimate of a node is its count (every ratio
+    on its path cancels): `path_estimate` gives (count, 1), so an estimate that stays the same
+    keeps the same pair when other leaves' counts change (a -G score keeps its product)."""
+    from anonsql.protect.partial_counts import aggregates, path_estimate
+
+    rng = np.random.default_rng(11)
+    for _ in range(50):
+        observed = np.where([not c for c in GRID.children], rng.integers(0, 4, size=len(GRID)), 0)
+        agg = aggregates(GRID, observed).tolist()
+        for node in range(len(GRID)):
+            assert path_estimate(GRID, observed.tolist(), agg, node) == (agg[node], 1)
+
+
+def test_omega_ranks_as_the_negated_score_key():
+    """`_omega`'s reversed stable sort of the nodes in order gives Def. 4.1's ranking, score
+    descending and ties by node order, as the key (-score, node) does, for every k."""
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        nodes = rng.choice(40, size=int(rng.integers(1, 12)), replace=False).tolist()
+        scores = {int(v): Fraction(int(rng.integers(0, 4)), int(rng.integers(1, 3))) for v in nodes}  # many ties
+        for k in (None, 1, 2, 3):
+            expected = sorted(scores, key=lambda v: (-scores[v], v))[:k]
+            assert generalization._omega(SimpleNamespace(k=k), scores) == expected, (scores, k)
+
+
 def _row_by_row(p, rows, a, dst, cells):
     """The inner loop of Figures 4.4/4.9 as the figures read: a put, then every cell still
     above checked again, until none is."""

@@ -71,7 +71,7 @@ class GCounts:
         self.agg_pairs: dict[int, list[list[int]]] = {}
         if self.attrs:  # every predictor's (class, value) table from one tally, ν in spare bins
             k, width = len(self.attrs), max(domains[a] for a in self.attrs) + 1
-            keys = (np.arange(k) * (d + 1) + labels[:, None]) * width + codes[:, self.attrs] + 1
+            keys = codes[:, self.attrs] + ((labels * width)[:, None] + (np.arange(k) * ((d + 1) * width) + 1))
             joint = tally(keys.ravel(), np.repeat(w, k), k * (d + 1) * width).reshape(k, d + 1, width)[:, 1:, 1:]
             for n, a in enumerate(self.attrs):
                 self.pairs[a] = self._leaves(joint[n, :, :domains[a]].tolist())
@@ -415,10 +415,17 @@ class GeneralizedMicrodata(Microdata):
             self.trace.append(event)
 
 
-def _guess(p: GeneralizedMicrodata, cell: Cell, scores: dict[int, Fraction], chance: Chance) -> int | None:
-    """v_rnbg (Def. 4.2): a random value of Ω_k (Def. 4.1, ties by node order) other than
-    v_actual with 0 < p(v|d_i) < p(v_actual|d_i); None when there is none."""
-    omega = sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
+def _omega(p: GeneralizedMicrodata, scores: dict[int, Fraction]) -> list[int]:
+    """Ω_k (Def. 4.1): the candidates by score, highest first, ties by node order (a stable sort,
+    reversed, of the nodes in order: no negated Fraction and no tuple per comparison)."""
+    return sorted(sorted(scores), key=scores.__getitem__, reverse=True)[:p.k]
+
+
+def _guess(p: GeneralizedMicrodata, cell: Cell, scores: dict[int, Fraction], chance: Chance,
+           omega: list[int] | None = None) -> int | None:
+    """v_rnbg (Def. 4.2): a random value of Ω_k (`_omega`, when not given) other than v_actual
+    with 0 < p(v|d_i) < p(v_actual|d_i); None when there is none."""
+    omega = _omega(p, scores) if omega is None else omega
     choices = [v for v in omega if v != cell.value and 0 < scores[v] < scores[cell.value]]
     return chance.next_best(choices) if choices else None
 
@@ -601,11 +608,11 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
     preds = p.attrs[t]
 
     def attempt(scores: dict[int, Fraction]) -> Outcome | None:
-        rnbg = _guess(p, cell, scores, chance)
+        omega = _omega(p, scores)
+        rnbg = _guess(p, cell, scores, chance, omega)
         if rnbg is None:
             return None
-        nbg = [v for v in sorted(scores, key=lambda v: (-scores[v], v))[:p.k]
-               if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
+        nbg = [v for v in omega if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
         mine = p.row(i)[preds].copy()
         changes: list[tuple[Any, int]] = []
         for lam in range(1, tax.height + 1):

@@ -47,7 +47,10 @@ def path_estimate(tax: Taxonomy, observed: Sequence[int], agg: Sequence[int], no
     (its subtree's observed total, `aggregates`), so that a node's children hold agg - observed
     of it; `less` >= 0 counts one row less at that node (so at each of its ancestors too).
     (0, 1) when `node` lies outside the subtree of `root`. Python ints in and out (the -G
-    methods' scores call it for every factor: no conversions)."""
+    methods' scores call it for every factor: no conversions). Equal factors cancel along the
+    way: with rows on leaves only the estimate is (count, 1), so it keeps its pair while the
+    count stays (the -G scores keep a product while their factors' pairs stay), and the
+    numbers stay small."""
     path = tax.descent[node]
     if root:
         if root not in tax.lineage[node]:
@@ -58,22 +61,28 @@ def path_estimate(tax: Taxonomy, observed: Sequence[int], agg: Sequence[int], no
         observed[less] -= 1
         for n in tax.lineage[less]:
             agg[n] -= 1
-    num, den = agg[root] - (less == root), 1  # a row at root leaves its children's total as it is
+    # the estimate so far is base * last / den, last the count of the node reached: where the
+    # children's total equals it (no row held at the node itself), the step last * agg / total
+    # is just agg (exact: an equal nonzero factor above and below); 0 is (0, 1)
+    base, last, den = 1, agg[root] - (less == root), 1  # a row at root leaves its children's total as it is
     for parent, child in path:
         total = agg[parent] - observed[parent]  # the children's total
-        if total:
-            num *= agg[child]
-            den *= total
-        else:
+        if not total:
             den *= len(tax.children[parent])
-    return num, den
+        elif total == last:
+            last = agg[child]
+        else:
+            base, last, den = base * last, agg[child], den * total
+    num = base * last
+    return (num, den) if num else (0, 1)
 
 
 def aggregates(tax: Taxonomy, observed: np.ndarray) -> np.ndarray:
     """Every node's aggregate (the observed total of its subtree) along the last axis of
-    `observed`: nodes are numbered in pre-order, so adding each node into its parent from the
-    last node back gives every subtree's total (exact integers)."""
-    out = np.moveaxis(np.array(observed, dtype=np.int64), -1, 0).copy()  # a node's counts contiguous
-    for n in range(len(tax) - 1, 0, -1):
-        out[tax.parents[n]] += out[n]
-    return np.moveaxis(out, 0, -1)
+    `observed` (one entry per node): nodes are numbered in pre-order, so a subtree is the run of
+    nodes from its root to `tax.ends[root]` and its total a difference of running totals (exact
+    integers, a few array operations whatever the tree)."""
+    obs = np.asarray(observed, dtype=np.int64)
+    run = np.zeros((*obs.shape[:-1], len(tax) + 1), dtype=np.int64)
+    np.cumsum(obs[..., :len(tax)], axis=-1, out=run[..., 1:])
+    return run[..., list(tax.ends)] - run[..., :-1]

@@ -36,6 +36,8 @@ class Taxonomy:
     lineage: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     # per node, the (parent, child) edges from the root down to it (partial-count estimates walk them)
     descent: tuple[tuple[tuple[int, int], ...], ...] = field(init=False, repr=False, compare=False)
+    # per node, one past its last descendant: pre-order makes its subtree the nodes node .. ends[node]-1
+    ends: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     @classmethod
     def from_rows(cls, name: str, rows: Iterable[tuple[Any, Any]]) -> Taxonomy:
@@ -204,6 +206,7 @@ class Taxonomy:
         object.__setattr__(self, "lineage", tuple(lineage))
         object.__setattr__(self, "descent", tuple(tuple(zip(line[:0:-1], line[-2::-1])) for line in lineage))
         object.__setattr__(self, "_subtree", tuple(tuple(t) for t in subtree))
+        object.__setattr__(self, "ends", tuple(n + len(t) for n, t in enumerate(subtree)))
         object.__setattr__(self, "_leaves", tuple(tuple(m for m in t if not self.children[m]) for t in subtree))
 
 
