@@ -177,16 +177,6 @@ class GCounts:
             hit = self._estimates[key] = (ver, path_estimate(tax, observed, agg, node, root, less))
         return hit[1]
 
-    def factor(self, a: int, v: int, x: int, own: bool) -> tuple[int, int]:
-        """Predictor a's rows holding x within class leaf v (estimated when a has a taxonomy) as
-        an integer fraction; `own`: d_i's own row leaves the counts (its target is the leaf v).
-        Not kept (`estimate`): the callers keep it (`Question`), and it changes with every row
-        of class v generalized, as often as it is read."""
-        tax = self.taxes[a]
-        if tax is None:
-            return self.pairs[a][v][x] - own, 1
-        return path_estimate(tax, self.pairs[a][v], self.agg_pairs[a][v], x, 0, x if own else -1)
-
     def within(self, v: int, a: int, row: np.ndarray | None = None) -> tuple[list[int], list[int]]:
         """Column a's counts per node and their aggregates over the rows whose target is the leaf
         v (a has a taxonomy), without `row`'s own contribution when given (D - d_i)."""
@@ -286,7 +276,13 @@ class Question:
                 ver = versions[n][v]
                 if ver != seen[n]:
                     seen[n] = ver
-                    num, den = c.factor(known[n][0], v, known[n][1], own)
+                    # predictor a's rows holding x within class leaf v, estimated when a has a taxonomy
+                    # (d_i's own row left out when its target is v), not kept by `estimate`: it changes
+                    # with every row of class v generalized, as often as it is read
+                    a, x = known[n]
+                    tax = c.taxes[a]
+                    num, den = ((c.pairs[a][v][x] - own, 1) if tax is None else
+                                path_estimate(tax, c.pairs[a][v], c.agg_pairs[a][v], x, 0, x if own else -1))
                     if num != nums[n] or den != dens[n]:
                         nums[n], dens[n], leaf.product, leaf.score = num, den, None, None
         if leaf.score is None:
@@ -614,11 +610,12 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
             return None
         nbg = [v for v in omega if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
         mine = p.row(i)[preds].copy()
+        counts = p.g_counts(t)
         changes: list[tuple[Any, int]] = []
         for lam in range(1, tax.height + 1):
             for v in nbg:
                 src, dst = tax.generalize(v, lam - 1), tax.generalize(v, lam)
-                if src == dst:
+                if src == dst or not counts.classes[src]:  # no row of class src to select
                     continue
                 ids, codes = p.rows.select({t: src})  # p.select without `but`: no copy of the rows
                 shares = np.any((codes[:, preds] == mine) & (mine != NU), axis=1).tolist()
