@@ -282,7 +282,8 @@ def test_compiled_loop_matches_reference_with_many_classes_and_a_wide_attribute(
     sizes = np.array([int(codes[:, 0].max()) + 1, 3])
     fast = anonymize(codes, classes, counts, sizes, k=3, cost=cost)
     ref = anonymize(codes, classes, counts, sizes, k=3, cost=cost, reference=True)
-    bands = int(np.ceil(np.log2(counts.sum()))) + 1
+    top = int(np.ceil(np.log2(counts.sum())))  # _core.c band_of(rows) + 1 bands: a doubling each up to 8, then 10
+    bands = (top if top <= 3 else 3 + -(-(top - 3) // 10)) + 1
     assert (classes.max() + 1) * bands * (sizes.sum() + 2) > 7 * len(counts) * 2 + 2**20  # presence is off here
     assert np.array_equal(fast.final_codes, ref.final_codes) and np.array_equal(fast.gammas, ref.gammas)
     assert groups_are_k_anonymous(fast, classes, counts, 3)
@@ -453,3 +454,28 @@ def test_pruning_stays_exact_where_merge_costs_are_tiny():
     assert share > 0.9  # the regime where the old constant pruned nothing
     assert evaluations["n"] < 0.01 * len(gammas) * len(codes)  # ... and the derived bound prunes
     assert np.array_equal(final, ref_final) and np.array_equal(gammas, ref_gammas)
+
+
+@pytest.mark.parametrize("cost", COSTS)
+def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
+    """Counts spread log-uniformly over 1..2x10^4, many tuples in each count band of _core.c
+    (one per doubling up to 8, then {9..8192}, {8193..2^23}: a wide band's bounds run over
+    10 doublings of counts), so every band is searched by its bounds, not scanned leaf by leaf;
+    the violating tuples (k = 60) fall in the fine bands and the first wide one, their partners
+    anywhere. Same decisions and Γ as the reference loop, bit for bit."""
+    rng = np.random.default_rng(11)
+    n_attrs, n_values = 5, 5
+    combos = rng.permutation(n_values ** n_attrs)[:1200]
+    codes = np.stack([(combos // n_values ** j) % n_values for j in range(n_attrs)], axis=1).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.05] = -1
+    classes = rng.integers(0, 2, size=len(codes))
+    codes = np.unique(np.column_stack([codes, classes]), axis=0)
+    classes, codes = codes[:, -1], np.ascontiguousarray(codes[:, :-1])
+    counts = np.exp(rng.uniform(0, np.log(2e4), size=len(codes))).astype(np.int64)
+    bands = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 8192), (8193, 2**23)]
+    assert all(((lo <= counts) & (counts <= hi)).sum() >= 40 for lo, hi in bands)
+    fast_run = anonymize(codes, classes, counts, np.full(n_attrs, n_values), k=60, cost=cost)
+    ref = anonymize(codes, classes, counts, np.full(n_attrs, n_values), k=60, cost=cost, reference=True)
+    assert fast_run.iterations > 300
+    assert np.array_equal(fast_run.final_codes, ref.final_codes) and np.array_equal(fast_run.gammas, ref.gammas)
+    assert groups_are_k_anonymous(fast_run, classes, counts, 60)
