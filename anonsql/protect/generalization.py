@@ -100,26 +100,55 @@ class GCounts:
 
     def change(self, codes: list[int], col: int, code: int) -> None:
         """Cell `col` of one row (its codes, as they are before) becomes `code`: a predictor's
-        cell moves one count within the row's class, a target's cell moves the whole row from
-        one class node to another (a generalization: Figures 4.4-4.6 change one cell at a time)."""
+        cell moves one count within the row's class (a change of the pairs row (col, g) when the
+        class node g is a leaf), a target's cell moves the whole row from one class node to
+        another (a generalization: Figures 4.4-4.6 change one cell at a time). Aggregates of the
+        nodes above both the old and the new node would lose the row and gain it back: left alone."""
         g = codes[self.target]
-        if col != self.target:
+        if col == self.target:
             if g != NU:
-                self._shift(col, g, codes[col], code)
+                self._class_row(codes, g, -1, code)
+            if code != NU:
+                self._class_row(codes, code, 1, g)
             return
-        if g != NU:
-            self._class_row(codes, g, -1)
+        x = codes[col]
+        if g == NU or x == code or not self.scored[g]:
+            return
+        pairs, tax = self.pairs[col][g], self.taxes[col]
+        up: tuple[int, ...] = ()  # the lineages of x and code
+        down: tuple[int, ...] = ()
+        if x != NU:
+            pairs[x] -= 1
+            up = () if tax is None else tax.lineage[x]
         if code != NU:
-            self._class_row(codes, code, 1)
+            pairs[code] += 1
+            down = () if tax is None else tax.lineage[code]
+        if tax is not None:
+            agg = self.agg_pairs[col][g]
+            for n in up:
+                if n in down:
+                    break
+                agg[n] -= 1
+            for n in down:
+                if n in up:
+                    break
+                agg[n] += 1
+        self.versions[col][g] += 1
+        self.changed[g] += 1
+        self.touched[g] = col
 
-    def _class_row(self, codes: list[int], g: int, sign: int) -> None:
-        """One row (its codes) joins (sign 1) or leaves (-1) class node g: the class counts and,
-        where g is a leaf, its pairs rows (a row moving between inner nodes, as INCP-G's higher
-        levels move them, changes no pairs row)."""
+    def _class_row(self, codes: list[int], g: int, sign: int, other: int = NU) -> None:
+        """One row (its codes) joins (sign 1) or leaves (-1) class node g, coming from or going to
+        class node `other` (ν: none; the aggregates above both are left alone): the class counts
+        and, where g is a leaf, its pairs rows (a row moving between inner nodes, as INCP-G's
+        higher levels move them, changes no pairs row)."""
         self.classes[g] += sign
         self.version += 1
         if self.tax is not None:
+            keep = self.tax.lineage[other] if other != NU else ()
             for n in self.tax.lineage[g]:
+                if n in keep:
+                    break
                 self.agg_classes[n] += sign
         if not self.scored[g]:
             return
@@ -135,35 +164,6 @@ class GCounts:
                     agg[n] += sign
         self.changed[g] += 1
         self.touched[g] = None
-
-    def _shift(self, a: int, g: int, x: int, y: int) -> None:
-        """One row of class node g holds y instead of x in predictor a (either may be ν): one
-        change of the pairs row (a, g), when g is a leaf; the aggregates of the nodes above both
-        x and y lose the row and gain it back, and are left alone."""
-        if x == y or not self.scored[g]:
-            return
-        pairs, tax = self.pairs[a][g], self.taxes[a]
-        up: tuple[int, ...] = ()  # the lineages of x and y, whose common ancestors keep their aggregates
-        down: tuple[int, ...] = ()
-        if x != NU:
-            pairs[x] -= 1
-            up = () if tax is None else tax.lineage[x]
-        if y != NU:
-            pairs[y] += 1
-            down = () if tax is None else tax.lineage[y]
-        if tax is not None:
-            agg = self.agg_pairs[a][g]
-            for n in up:
-                if n in down:
-                    break
-                agg[n] -= 1
-            for n in down:
-                if n in up:
-                    break
-                agg[n] += 1
-        self.versions[a][g] += 1
-        self.changed[g] += 1
-        self.touched[g] = a
 
     def estimate(self, a: int | None, v: int, node: int, root: int = 0, less: int = -1) -> tuple[int, int]:
         """`path_estimate` of `node` over the class counts (a None; `v` unused) or over predictor
