@@ -169,10 +169,9 @@ class SuppressionPlan:
                                                  side="LEFT", on=exp.EQ(this=exp.column("code", alias),
                                                                         expression=exp.column(names[j], "x"))))
             own[0].set("this", exp.Subquery(this=decided, alias=exp.TableAlias(this=exp.to_identifier("x"))))
-            binds["value"] = [exp.column("value", f"e_{j}") for j in by_value]
+            binds["value"] = [exp.alias_(exp.column("value", f"e_{j}"), f"v_{j}") for j in by_value]
         match = exp.and_(*(exp.EQ(this=code, expression=exp.column(names[j], "x")) for code, j in zip(codes, by_code)),
-                         *(exp.EQ(this=values[j].copy(), expression=exp.column(f"v_{i}", "x"))
-                           for i, j in enumerate(by_value)))
+                         *(exp.EQ(this=values[j].copy(), expression=exp.column(f"v_{j}", "x")) for j in by_value))
         return sql.bind(tree, dialect, dict(binds, decisions=decisions, match=match), inline=inline)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
