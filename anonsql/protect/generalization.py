@@ -356,6 +356,11 @@ class GeneralizedMicrodata(Microdata):
             self._set(row, col, self._stack[(row, col)].pop())
         del changes[start:]
 
+    def ids(self, where: dict[int, int], but: Any = None) -> list[Any]:
+        """The ids of `select`'s rows (its snapshot of their codes, a second copy to leave out
+        `but`, is not made)."""
+        return [r for r in self.rows.select(where)[0] if r != but]
+
     def g_counts(self, target: int) -> GCounts:
         """Def. 4.1's count tables of `target` (built once, then kept up to date by `set`)."""
         if target not in self._g:
@@ -504,7 +509,7 @@ def _decp_g_loop(p: GeneralizedMicrodata, cell: Cell, rnbg: int, changes: list[t
             tax = p.tax(a)
             x = int(p.row(i)[a])
             src, dst = tax.generalize(x, lam - 1), tax.generalize(x, lam)
-            rows = p.select({t: cell.value, a: src}, but=i)[0]
+            rows = p.ids({t: cell.value, a: src}, but=i)
             if lam == 1:  # one such value is left
                 rows = rows[:-1]
             if p.trace is None:
@@ -920,7 +925,7 @@ def e_decp_g(p: GeneralizedMicrodata, cells: Sequence[Cell], chance: Chance) -> 
             order = sorted((k for k in primary if secondary[k] is not None),
                            key=lambda k: (-primary[k], secondary[k], k))
             for a, src, dst in order:
-                rows = p.select({t: conf, a: src})[0]  # the group's own tuples are generalized by now
+                rows = p.ids({t: conf, a: src})  # the group's own tuples are generalized by now
                 if lam == 1:  # one instance of the value is left (while more than one is, a row goes up)
                     rows = rows[:max(count[(a, src, dst)] - 1, 0)]
                 made, flip = _generalize_rows(p, rows, a, dst, {n: (group[n], g) for n, g in pending.items()})
