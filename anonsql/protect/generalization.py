@@ -466,8 +466,9 @@ def _impact(counts: Sequence[int], agg: Sequence[int], src: int, dst: int) -> tu
 
 
 def _ratio(f1: int, f2: int, f3: int) -> Fraction | None:
-    """Theorem 4.1's factor (F1+F3-1)/(F1+F3) · F2/(F2-1); None where it is undefined (F2 = 1)."""
-    return Fraction(f1 + f3 - 1, f1 + f3) * Fraction(f2, f2 - 1) if f2 > 1 and f1 + f3 else None
+    """Theorem 4.1's factor (F1+F3-1)/(F1+F3) · F2/(F2-1), one Fraction of the two products;
+    None where it is undefined (F2 = 1)."""
+    return Fraction((f1 + f3 - 1) * f2, (f1 + f3) * (f2 - 1)) if f2 > 1 and f1 + f3 else None
 
 
 def _max_impact(p: GeneralizedMicrodata, cell: Cell, lam: int, done: set[int]) -> int | None:
