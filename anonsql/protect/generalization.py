@@ -615,7 +615,8 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
         if rnbg is None:
             return None
         nbg = [v for v in omega if v != cell.value and scores[v] >= scores[rnbg]]  # S_nbg (Def. 4.3)
-        mine = p.row(i)[preds].copy()
+        known = [a for a in preds if p.row(i)[a] != NU]  # d_i's known predictors and their values
+        mine = p.row(i)[known].copy()
         counts = p.g_counts(t)
         changes: list[tuple[Any, int]] = []
         for lam in range(1, tax.height + 1):
@@ -624,7 +625,7 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
                 if src == dst or not counts.classes[src]:  # no row of class src to select
                     continue
                 ids, codes = p.rows.select({t: src})  # p.select without `but`: no copy of the rows
-                shares = np.any((codes[:, preds] == mine) & (mine != NU), axis=1).tolist()
+                shares = (codes[:, known] == mine).any(axis=1).tolist()
                 above = False  # known to be above: checked, and nothing changed since
                 for r, share in zip(ids, shares):
                     if not above and not _above(p, cell, v):
