@@ -1,4 +1,5 @@
-"""The kanon write-back matches rows to groups by dictionary codes (issue 11, issue 18): values
+"""The kanon write-back matches rows to groups through the value dictionaries (by code, or on
+PostgreSQL by the dictionaries' values: issue 11, issue 18): values
 that are equal in SQL but print differently group AND match together, any number of QIs works
 on PostgreSQL (no CONCAT of 100 arguments), and a row written between the statistics and the
 write-back of a copy is refused by verification, never silently mis-coded. Both engines."""

@@ -261,7 +261,8 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
              f"alpha = {report.alpha:g}, seed = {report.seed}\n"
              "-- Kameya & Hayashi (2016) bottom-up cell suppression, written back set-based:\n"
              "-- one decisions relation (group values -> cells to suppress), rows matched to it through\n"
-             "-- value dictionaries, then one CREATE TABLE AS SELECT (a copy) or one UPDATE (in place).")
+             "-- value dictionaries (by code, or on PostgreSQL by value), then one CREATE TABLE AS SELECT\n"
+             "-- (a copy) or one UPDATE (in place).")
     warnings = ["PRIVATE: the decisions spell out ORIGINAL quasi-identifier values; keep this file as",
                 "private as the source table, never publish it with the output."]
     out, qi = target.expr, sql.columns(report.qi)
