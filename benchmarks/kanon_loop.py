@@ -6,11 +6,20 @@ within each class from Adult's class-conditional frequencies (seeded), so the co
 like real data would; the reference loop only where it finishes in reasonable time.
 
     python benchmarks/kanon_loop.py [--sizes 10000 100000 1000000] [--costs ham info mar hybrid]
+                                    [--baseline /tmp/old/dist/anonsql/kanon/_core.cpython-311-x86_64-linux-gnu.so]
+
+--baseline times another build of the compiled loop beside the installed one, interleaved in the
+same run, and checks that both decide identically (on a shared machine only a ratio measured that
+way means anything). One of an older commit: `git worktree add /tmp/old <commit> && pip wheel
+--no-deps -w /tmp/old/dist /tmp/old && cd /tmp/old/dist && unzip *.whl 'anonsql/kanon/_core*'`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import importlib.util
 import json
 import os
 import platform
@@ -76,6 +85,45 @@ def timed(fn, repeat: int = 1):
     return best, out
 
 
+def load_kernel(path: str):
+    """The compiled loop built at `path` (a _core .so), as a module."""
+    spec = importlib.util.spec_from_file_location("_core", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def kernel(module):
+    """anonsql.kanon runs `module`'s loop inside the block (None: the installed one)."""
+    from anonsql.kanon import fast  # noqa: PLC0415
+
+    installed = fast._core
+    fast._core = module or installed
+    try:
+        yield
+    finally:
+        fast._core = installed
+
+
+def against_baseline(baseline, fn, repeat: int) -> tuple[float, float, object, object]:
+    """(best seconds installed, best seconds baseline, last results), runs interleaved."""
+    best, base_best, out, base_out = float("inf"), float("inf"), None, None
+    for _ in range(repeat):
+        seconds, out = timed(fn)
+        best = min(best, seconds)
+        with kernel(baseline):
+            seconds, base_out = timed(fn)
+        base_best = min(base_best, seconds)
+    return best, base_best, out, base_out
+
+
+def baseline_figures(fast_s: float, base_s: float, fast, base) -> dict:
+    same = np.array_equal(fast.final_codes, base.final_codes) and np.array_equal(fast.gammas, base.gammas)
+    return {"baseline_seconds": round(base_s, 4), "ratio_to_baseline": round(fast_s / base_s, 3),
+            "identical_to_baseline": bool(same)}
+
+
 def summary(result) -> dict:
     return {"iterations": result.iterations, "suppressed_ratio": round(result.suppressed_ratio, 5),
             "kl_divergence": result.kl_divergence, "groups": result.groups}
@@ -88,7 +136,9 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--reference-max-tuples", type=int, default=15_000,
                         help="run the reference loop on synthetic tables with at most this many tuples")
+    parser.add_argument("--baseline", help="another build of anonsql/kanon/_core (a .so) to time beside this one")
     args = parser.parse_args()
+    baseline = load_kernel(args.baseline) if args.baseline else None
 
     start = time.perf_counter()
     from anonsql.kanon import anonymize  # noqa: PLC0415 (timed: the compiled loop has no start-up cost)
@@ -102,12 +152,18 @@ def main() -> None:
     out["adult"]["rows"] = int(counts.sum())
     for cost in args.costs:
         run = dict(k=args.k, cost=cost)
-        fast_s, fast = timed(lambda: anonymize(codes, classes, counts, sizes, **run), repeat=3)
+        versus = {}
+        if baseline:
+            fast_s, base_s, fast, base = against_baseline(
+                baseline, functools.partial(anonymize, codes, classes, counts, sizes, **run), repeat=5)
+            versus = baseline_figures(fast_s, base_s, fast, base)
+        else:
+            fast_s, fast = timed(lambda: anonymize(codes, classes, counts, sizes, **run), repeat=3)
         ref_s, ref = timed(lambda: anonymize(codes, classes, counts, sizes, reference=True, **run))
         same = np.array_equal(fast.final_codes, ref.final_codes) and np.array_equal(fast.gammas, ref.gammas)
         out["adult"][cost] = {
             "fast_seconds": round(fast_s, 4), "reference_seconds": round(ref_s, 3),
-            "speedup": round(ref_s / fast_s, 1), "identical": bool(same), **summary(fast),
+            "speedup": round(ref_s / fast_s, 1), "identical": bool(same), **versus, **summary(fast),
         }
         print(f"adult {cost}: {out['adult'][cost]}", file=sys.stderr, flush=True)
 
@@ -117,8 +173,14 @@ def main() -> None:
         entry = {"rows": rows, "tuples": len(s_counts), "generate_seconds": round(time.perf_counter() - start, 3)}
         for cost in args.costs:
             run = dict(k=args.k, cost=cost)
-            fast_s, fast = timed(lambda: anonymize(s_codes, s_classes, s_counts, s_sizes, **run))
-            figures = {"fast_seconds": round(fast_s, 3), **summary(fast)}
+            versus = {}
+            if baseline:
+                fast_s, base_s, fast, base = against_baseline(
+                    baseline, functools.partial(anonymize, s_codes, s_classes, s_counts, s_sizes, **run), repeat=2)
+                versus = baseline_figures(fast_s, base_s, fast, base)
+            else:
+                fast_s, fast = timed(lambda: anonymize(s_codes, s_classes, s_counts, s_sizes, **run))
+            figures = {"fast_seconds": round(fast_s, 3), **versus, **summary(fast)}
             if len(s_counts) <= args.reference_max_tuples:
                 ref_s, ref = timed(lambda: anonymize(s_codes, s_classes, s_counts, s_sizes, reference=True, **run))
                 figures["reference_seconds"] = round(ref_s, 3)
