@@ -87,6 +87,8 @@ class Microdata:
         """The rows holding code v in column c for every (c, v) of `where`, `but` left out, in
         row order (the thesis's "next tuple"): their ids and a snapshot of their codes."""
         ids, codes = self.rows.select(where)
+        if but is None:  # nothing to leave out: the selection's own snapshot, not a second copy
+            return ids, codes
         keep = [n for n, r in enumerate(ids) if r != but]
         return [ids[n] for n in keep], codes[keep]
 

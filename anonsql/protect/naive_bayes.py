@@ -153,7 +153,9 @@ class Counts:
 
 
 def tally(keys: np.ndarray, w: np.ndarray, size: int) -> np.ndarray:
-    """Σ w per key in 0 .. size-1, as exact integers."""
-    out = np.zeros(size, dtype=np.int64)
-    np.add.at(out, keys, w.astype(np.int64))
-    return out
+    """Σ w per key in 0 .. size-1, as exact integers (w may be negative: FetchedRows.weighted).
+    bincount sums in float64, 3-5x faster than np.add.at, and exact while Σ|w| < 2^53 (checked:
+    no partial sum can then leave the integers float64 holds)."""
+    if float(np.abs(w).sum()) >= 2.0**53:
+        raise ValueError("naive Bayes counts beyond 2^53 rows cannot be tallied exactly")
+    return np.bincount(keys, weights=w, minlength=size).astype(np.int64)
