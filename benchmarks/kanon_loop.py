@@ -118,10 +118,16 @@ def against_baseline(baseline, fn, repeat: int) -> tuple[float, float, object, o
     return best, base_best, out, base_out
 
 
-def baseline_figures(fast_s: float, base_s: float, fast, base) -> dict:
+def fast_run(baseline, fn, repeat: int) -> tuple[float, object, dict]:
+    """(best seconds of the installed loop, its result, the baseline's figures beside it: {} without
+    one); with a baseline the two run interleaved `repeat` times, without it `repeat` runs."""
+    if not baseline:
+        fast_s, fast = timed(fn, repeat=repeat)
+        return fast_s, fast, {}
+    fast_s, base_s, fast, base = against_baseline(baseline, fn, repeat)
     same = np.array_equal(fast.final_codes, base.final_codes) and np.array_equal(fast.gammas, base.gammas)
-    return {"baseline_seconds": round(base_s, 4), "ratio_to_baseline": round(fast_s / base_s, 3),
-            "identical_to_baseline": bool(same)}
+    return fast_s, fast, {"baseline_seconds": round(base_s, 4), "ratio_to_baseline": round(fast_s / base_s, 3),
+                          "identical_to_baseline": bool(same)}
 
 
 def summary(result) -> dict:
@@ -152,13 +158,8 @@ def main() -> None:
     out["adult"]["rows"] = int(counts.sum())
     for cost in args.costs:
         run = dict(k=args.k, cost=cost)
-        versus = {}
-        if baseline:
-            fast_s, base_s, fast, base = against_baseline(
-                baseline, functools.partial(anonymize, codes, classes, counts, sizes, **run), repeat=5)
-            versus = baseline_figures(fast_s, base_s, fast, base)
-        else:
-            fast_s, fast = timed(lambda: anonymize(codes, classes, counts, sizes, **run), repeat=3)
+        fast_s, fast, versus = fast_run(baseline, functools.partial(anonymize, codes, classes, counts, sizes, **run),
+                                        repeat=5 if baseline else 3)
         ref_s, ref = timed(lambda: anonymize(codes, classes, counts, sizes, reference=True, **run))
         same = np.array_equal(fast.final_codes, ref.final_codes) and np.array_equal(fast.gammas, ref.gammas)
         out["adult"][cost] = {
@@ -173,13 +174,9 @@ def main() -> None:
         entry = {"rows": rows, "tuples": len(s_counts), "generate_seconds": round(time.perf_counter() - start, 3)}
         for cost in args.costs:
             run = dict(k=args.k, cost=cost)
-            versus = {}
-            if baseline:
-                fast_s, base_s, fast, base = against_baseline(
-                    baseline, functools.partial(anonymize, s_codes, s_classes, s_counts, s_sizes, **run), repeat=2)
-                versus = baseline_figures(fast_s, base_s, fast, base)
-            else:
-                fast_s, fast = timed(lambda: anonymize(s_codes, s_classes, s_counts, s_sizes, **run))
+            fast_s, fast, versus = fast_run(
+                baseline, functools.partial(anonymize, s_codes, s_classes, s_counts, s_sizes, **run),
+                repeat=2 if baseline else 1)
             figures = {"fast_seconds": round(fast_s, 3), **versus, **summary(fast)}
             if len(s_counts) <= args.reference_max_tuples:
                 ref_s, ref = timed(lambda: anonymize(s_codes, s_classes, s_counts, s_sizes, reference=True, **run))
