@@ -624,7 +624,7 @@ def incp_g(p: GeneralizedMicrodata, cell: Cell, chance: Chance) -> Outcome:
                 src, dst = tax.generalize(v, lam - 1), tax.generalize(v, lam)
                 if src == dst or not counts.classes[src]:  # no row of class src to select
                     continue
-                ids, codes = p.rows.select({t: src})  # p.select without `but`: no copy of the rows
+                ids, codes = p.select({t: src})
                 shares = (codes[:, known] == mine).any(axis=1).tolist()
                 above = False  # known to be above: checked, and nothing changed since
                 for r, share in zip(ids, shares):
