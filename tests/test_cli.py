@@ -209,3 +209,40 @@ def test_a_kanon_run_on_duckdb_imports_neither_pandas_nor_arrow(tmp_path):
             "'sklearn', 'matplotlib') if m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0", "True"]
+
+
+def test_console_script_ends_at_once_yet_flushes_output_and_runs_exit_handlers(tmp_path):
+    """The console script (`anonsql.cli:run`) skips the interpreter's teardown (issue 11: a
+    fast start) but still owes what shutdown does: the whole JSON on stdout, the exit code of
+    `main`, the atexit handlers, and a stderr line that arrives."""
+    import subprocess
+    import sys
+
+    import duckdb
+
+    db = str(tmp_path / "t.duckdb")
+    with duckdb.connect(db) as con:
+        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS b, IF(i % 2 = 0, 'x', 'y') AS c "
+                    "FROM range(200) r(i)")
+    marker = tmp_path / "atexit_ran"
+    code = ("import atexit, sys\nfrom anonsql.cli import run\n"
+            f"atexit.register(lambda: open({str(marker)!r}, 'w').write('yes'))\n"
+            "run()\n")
+    ok = subprocess.run([sys.executable, "-c", code, "kanon", "--db", db, "--table", "t", "--qi", "a,b", "--class",
+                         "c", "--k", "5", "--json"], capture_output=True, text=True)
+    assert ok.returncode == 0
+    assert json.loads(ok.stdout)["ok"] is True
+    assert ok.stderr.splitlines()[-1].startswith("verify: k-anonymous")
+    assert marker.read_text() == "yes"
+    marker.unlink()
+    bad = subprocess.run([sys.executable, "-c", code, "kanon", "--db", db, "--table", "nope", "--qi", "a", "--class",
+                          "c", "--k", "5"], capture_output=True, text=True)
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert bad.stderr.splitlines() == ["anonsql kanon: error: table not found: nope"]
+    assert marker.read_text() == "yes"
+    closed = subprocess.Popen([sys.executable, "-c", code, "kanon", "--db", db, "--table", "t", "--qi", "a,b",
+                               "--class", "c", "--k", "5", "--out", "o2", "--json"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    closed.stdout.close()  # the reader leaves before the JSON is written
+    assert closed.wait() == 2
+    assert closed.stderr.read().splitlines()[-1] == "anonsql kanon: error: the output was closed early (broken pipe)"
