@@ -18,8 +18,9 @@
  * The rest is memory traffic: the tries are laid out afresh (siblings adjacent) whenever merged
  * tuples have scattered enough nodes (trie_layout), a chain reads its tuple's codes from one
  * line (kcodes), a band of few tuples is evaluated leaf by leaf (scan_band) instead of paying
- * band_bounds, and the bracket of eq. 10's minimum is found once per search and value, not once
- * per band (mar_bracket). None of these changes a decision (see each).
+ * band_bounds, the bracket of eq. 10's minimum is found once per search and value, not once
+ * per band (mar_bracket), and in the narrow bands eq. 10's term is evaluated at each count
+ * instead (SCAN_COUNTS). None of these changes a decision (see each).
  *
  * Why C and not numba: the module then costs nothing at run time (numba's import alone takes
  * ~0.3 s warm and its first compile seconds), there is no new dependency, and the tries,
@@ -591,6 +592,13 @@ static inline double gamma_n(double n) { return n * UNIT_ROUNDOFF / (1.0 - n * U
  * a wrong bracket would cost walking (or -inf past WALK_MAX), never an inexact minimum.
  */
 #define WALK_MAX 64
+
+/* f̃(m) of one slot: pair_cost's reads and operations for a partner of count m (a_u(m) + g(m)). */
+static inline double mar_f(const St *s, i64 j, double p, i64 N, i64 D, i64 wt, i64 m, double LD) {
+    const double *L = s->ltab;
+    return p * (L[s->a_base + N] - L[s->a_base + N - m]) + (L[s->v_base[j] + D - wt - m] - LD);
+}
+
 static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double *a, double *b) {
     const double p = s->phat[r];
     *a = *b = NAN; /* p̂ = 1: unused */
@@ -609,11 +617,16 @@ static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double 
     }
 }
 
+/*
+ * Bands of fewer than SCAN_COUNTS counts (those up to FINE_BANDS) skip all this: band_bounds
+ * evaluates f̃ at each count of [lo, top], which is the same exact minimum of f̃ (tighter only
+ * where mar_term_min gives up with -inf) for less work than the allowance and the bracket.
+ */
+#define SCAN_COUNTS 8
 static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD, double nu,
                            double a, double b) {
-    const double *L = s->ltab;
     const double p = s->phat[r];
-#define F(m) (p * (L[s->a_base + N] - L[s->a_base + N - (m)]) + (L[s->v_base[j] + D - wt - (m)] - LD))
+#define F(m) mar_f(s, j, p, N, D, wt, m, LD)
     i64 n1 = lo, n2 = lo;
     if (hi > lo && p < 1.0) {
         if (a == INFINITY) return -INFINITY;
@@ -714,17 +727,26 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
                     double p = s->phat[r];
                     mag = fabs(at) + p * (L[s->a_base + N] - L[s->a_base + N - top])
                           + fabs(L[s->v_base[j] + D - wt - top] - LD);
-                    double la = fabs(L[s->a_base + N]) > la0 ? fabs(L[s->a_base + N]) : la0; /* Λa */
-                    double nu = SAFETY * (2.0 * UNIT_ROUNDOFF * LOG_ULPS * (p * (fabs(L[s->a_base + N]) + la)
-                                                                           + fabs(LD) + lv) + gamma_n(2.0) * mag);
-                    i64 o = s->eoff[d] + e;
-                    if (s->ststamp[o] != s->searches) { /* first band of this search needing the slot */
-                        s->ststamp[o] = s->searches;
-                        mar_bracket(s, j, r, N, D, wt, &s->sta[o], &s->stb[o]);
-                    }
-                    fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu, s->sta[o], s->stb[o]);
                     fh = (double)(wt + lo);
                     fe = SAFETY * 2.0 * gamma_n(2.0) * mag; /* the two association orders */
+                    if (top - lo < SCAN_COUNTS) { /* a narrow band: every count evaluated */
+                        double f = INFINITY;
+                        for (i64 m = lo; m <= top; m++) {
+                            double fc = mar_f(s, j, p, N, D, wt, m, LD);
+                            if (fc < f) f = fc;
+                        }
+                        fm = at + f;
+                    } else {
+                        double la = fabs(L[s->a_base + N]) > la0 ? fabs(L[s->a_base + N]) : la0; /* Λa */
+                        double nu = SAFETY * (2.0 * UNIT_ROUNDOFF * LOG_ULPS * (p * (fabs(L[s->a_base + N]) + la)
+                                                                               + fabs(LD) + lv) + gamma_n(2.0) * mag);
+                        i64 o = s->eoff[d] + e;
+                        if (s->ststamp[o] != s->searches) { /* first band of this search needing the slot */
+                            s->ststamp[o] = s->searches;
+                            mar_bracket(s, j, r, N, D, wt, &s->sta[o], &s->stb[o]);
+                        }
+                        fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu, s->sta[o], s->stb[o]);
+                    }
                 }
             }
             bm[e] = fm;
@@ -753,17 +775,24 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
 
 /*
  * Lower bound on the computed Γ of every leaf below a node whose partial sums are pm (main),
- * ph (Γ_ham, hybrid) and pe (allowances): (d) of the derivation above.
+ * ph (Γ_ham, hybrid) and pe (allowances): (d) of the derivation above. cost is s->cost, passed
+ * as a constant where the search is compiled once per cost (search_band).
  */
-static inline double node_bound(const St *s, const Search *q, double pm, double ph, double pe, i64 next_level) {
-    double m = pm + s->sufm[next_level];
-    if (s->cost == COST_HAM) return m;
-    m = m - (pe + s->sufe[next_level] + q->err0);
-    if (s->cost == COST_INFO) return m;
-    m = s->prior[q->c] * m;
-    if (s->cost == COST_MAR) return m;
+static inline double bound_of(int cost, double pm, double ph, double pe, double sufm, double sufe, double err0,
+                              double prior) {
+    double m = pm + sufm;
+    if (cost == COST_HAM) return m;
+    m = m - (pe + sufe + err0);
+    if (cost == COST_INFO) return m;
+    m = prior * m;
+    if (cost == COST_MAR) return m;
     double h = ph < 1.0 ? 1.0 : ph; /* eq. 12 is increasing in Γ_mar; Γ_ham >= 1 for any merge */
     return m <= 0 ? m / h : m * h;
+}
+
+static inline double node_bound(const St *s, const Search *q, int cost, double pm, double ph, double pe,
+                                i64 next_level) {
+    return bound_of(cost, pm, ph, pe, s->sufm[next_level], s->sufe[next_level], q->err0, s->prior[q->c]);
 }
 
 /* Ascending bound, then ascending smallest key: among equal bounds the likely tie winner first. */
@@ -809,8 +838,13 @@ static inline void leaf(St *s, Search *q, i64 key) {
     }
 }
 
-/* Depth-first branch and bound over the trie of one (class, band); updates q->best. */
-static void search_band(St *s, Search *q, i32 root) {
+/*
+ * Depth-first branch and bound over the trie of one (class, band); updates q->best. Compiled
+ * once per cost (search_band below passes it as a constant): the loop over children then makes
+ * only the additions and tests of its cost, with no branch on it (Γ_ham partial sums only for
+ * hybrid). The same operations on the same numbers as one generic loop: the same bounds.
+ */
+static inline __attribute__((always_inline)) void search_band_as(St *s, Search *q, i32 root, const int cost) {
     i64 top = 0;
     s->stk_node[0] = root;
     s->stk_depth[0] = 0;
@@ -841,22 +875,28 @@ static void search_band(St *s, Search *q, i32 root) {
                 pm = pm + s->bm[o + e];
                 ph = ph + s->bh[o + e];
                 pe = pe + s->be[o + e];
-                if (hopeless(q, node_bound(s, q, pm, ph, pe, d + 1), key)) break;
+                if (hopeless(q, node_bound(s, q, cost, pm, ph, pe, d + 1), key)) break;
             }
             if (d == s->M) leaf(s, q, key);
             continue;
         }
         const double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
+        /* the loop writes kids only: what it reads of s and q is loaded once (the compiler must
+           assume a kid's doubles could alias them) */
+        const double sufm = s->sufm[d + 1], sufe = s->sufe[d + 1], err0 = q->err0, prior = s->prior[q->c];
+        const Search near = {.best = q->best, .best_key = q->best_key};
+        const Node *nodes = s->nodes;
+        const int inner = d + 1 < s->M;
         i64 m = 0;
-        for (i32 ch = s->nodes[x].first; ch >= 0; ch = s->nodes[ch].next) {
-            const Node *nd = &s->nodes[ch];
+        for (i32 ch = nodes[x].first; ch >= 0; ch = nodes[ch].next) {
+            const Node *nd = &nodes[ch];
             i64 e = (i64)nd->val + 1;
             double cm = pm + bm[e], chh = ph + bh[e], ce = pe + be[e];
-            double b = node_bound(s, q, cm, chh, ce, d + 1);
-            if (hopeless(q, b, nd->minkey)) continue;
-            if (d + 1 < s->M) { /* expanded soon: a chain reads its tuple's codes, a node its children */
+            double b = bound_of(cost, cm, chh, ce, sufm, sufe, err0, prior);
+            if (hopeless(&near, b, nd->minkey)) continue;
+            if (inner) { /* expanded soon: a chain reads its tuple's codes, a node its children */
                 if (nd->size == 1) __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M]);
-                else __builtin_prefetch(&s->nodes[nd->first]);
+                else __builtin_prefetch(&nodes[nd->first]);
             }
             Kid *kid = &s->kids[m++];
             kid->node = ch;
@@ -876,6 +916,15 @@ static void search_band(St *s, Search *q, i32 root) {
             s->stk_bound[top] = s->kids[i].bound;
             top++;
         }
+    }
+}
+
+static void search_band(St *s, Search *q, i32 root) {
+    switch (s->cost) {
+    case COST_HAM: search_band_as(s, q, root, COST_HAM); break;
+    case COST_INFO: search_band_as(s, q, root, COST_INFO); break;
+    case COST_MAR: search_band_as(s, q, root, COST_MAR); break;
+    default: search_band_as(s, q, root, COST_HYBRID); break;
     }
 }
 
