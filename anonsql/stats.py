@@ -123,33 +123,24 @@ def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: 
 
 
 def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str,
-                    dictionaries: Sequence[exp.Table] | None = None) -> QIClassCounts:
+                    coded_by: QIClassCounts | None = None) -> QIClassCounts:
     """N(y, c) in one GROUP BY, coded in SQL by value dictionaries built once from the grouped
     relation and left behind as temporary tables (`dictionaries`) for a rewrite to code rows
-    with; or coded by the given `dictionaries` of another table (a value they lack: code -2).
+    with; or coded by the dictionaries of another table's counts `coded_by` (a value they lack:
+    code -2), whose labels are then this result's too (the same tables: not fetched again).
     The arrays are sorted by (class, y) for a canonical order."""
     comparable(table, [*qi, class_column])
     m, d = len(qi), engine.dialect
     groups = scratch_table(GROUPS_TABLE, d)
-    build = dictionaries is None
-    tables = [scratch_table(DICTIONARY_TABLE.format(j), d) for j in range(m + 1)] if dictionaries is None \
-        else list(dictionaries)
+    tables = [scratch_table(DICTIONARY_TABLE.format(j), d) for j in range(m + 1)] if coded_by is None \
+        else list(coded_by.dictionaries)
     grouped = [*sql.columns([f"y_{j}" for j in range(m)], table="g"), sql.column("c", table="g")]
     engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
     engine.execute(*sql.render("common/qi_class_groups", d, groups=groups, tbl=table.expr, qi=sql.columns(qi),
                                cls=sql.column(class_column)))
     try:
-        values = []
-        for col, dictionary in zip(grouped, tables):
-            if build:
-                engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
-                engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=groups,
-                                           col=exp.column(col.this.copy())))
-                analyze(engine, dictionary)
-            labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
-            out = np.empty(len(labels), dtype=object)
-            out[:] = [r[0] for r in labels]
-            values.append(out)
+        values = [_value_dictionary(engine, groups, col, dictionary) for col, dictionary in zip(grouped, tables)] \
+            if coded_by is None else [*coded_by.values, coded_by.class_values]
         tree = sql.template("common/qi_class_counts")
         codes_sql = dictionary_codes(tree, grouped, tables)
         result = engine.fetch_columns(*sql.bind(tree, d, dict(groups=groups, code=codes_sql)))
@@ -160,6 +151,20 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
     counts = result[m + 1].astype(np.int64)
     order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
     return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables)
+
+
+def _value_dictionary(engine: Engine, groups: exp.Table, col: exp.Column, dictionary: exp.Table) -> np.ndarray:
+    """Build the value dictionary of one column of the grouped relation (common/value_dictionary.sql)
+    and return its labels in code order."""
+    d = engine.dialect
+    engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
+    engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=groups,
+                               col=exp.column(col.this.copy())))
+    analyze(engine, dictionary)
+    labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
+    out = np.empty(len(labels), dtype=object)
+    out[:] = [r[0] for r in labels]
+    return out
 
 
 def analyze(engine: Engine, table: exp.Table) -> None:

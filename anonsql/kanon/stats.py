@@ -56,7 +56,7 @@ def output_counts(engine: Engine, out: Table, qi: Sequence[str], class_column: s
     codes are the source's N(x_j, c) rows (both rank the same distinct values in the type's
     order). A value or class the source lacks (code -2) becomes one extra row (x_j) labelled
     NEW_VALUE, so no count of the source can hold it."""
-    coded = stats.qi_class_counts(engine, out, qi, class_column, before.groups.dictionaries)
+    coded = stats.qi_class_counts(engine, out, qi, class_column, coded_by=before.groups)
     src = before.attrs
     known = coded.classes >= 0
     values, counts, nulls = [], [], np.zeros_like(src.null_counts)
