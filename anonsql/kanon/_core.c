@@ -20,7 +20,8 @@
  * line (kcodes), a band of few tuples is evaluated leaf by leaf (scan_band) instead of paying
  * band_bounds, the bracket of eq. 10's minimum is found once per search and value, not once
  * per band (mar_bracket), and in the narrow bands eq. 10's term is evaluated at each count
- * instead (SCAN_COUNTS). None of these changes a decision (see each).
+ * instead, from per-value parts kept across searches (mar_au). None of these changes a
+ * decision (see each).
  *
  * Why C and not numba: the module then costs nothing at run time (numba's import alone takes
  * ~0.3 s warm and its first compile seconds), there is no new dependency, and the tries,
@@ -125,6 +126,8 @@ typedef struct {
     double *sufm, *sufh;/* M+1: sum of per-level minima from level d on */
     double *sufe;       /* M+1: sum of per-level maxima of be from level d on */
     double *sta, *stb;  /* per slot: mar_bracket of the current search, valid where ststamp = searches */
+    double *au;         /* C x ventries x NARROW: a_u(m) of eq. 10 per class and value slot, see mar_au */
+    i64 *au_n;          /* C x ventries: the N(v,c) au was computed for (0: never); NULL: au is scratch */
     i64 *ststamp, searches;
     i64 evaluations;    /* exact Γ evaluations at leaves (the work pruning saves) */
     i32 *stk_node;
@@ -593,12 +596,6 @@ static inline double gamma_n(double n) { return n * UNIT_ROUNDOFF / (1.0 - n * U
  */
 #define WALK_MAX 64
 
-/* f̃(m) of one slot: pair_cost's reads and operations for a partner of count m (a_u(m) + g(m)). */
-static inline double mar_f(const St *s, i64 j, double p, i64 N, i64 D, i64 wt, i64 m, double LD) {
-    const double *L = s->ltab;
-    return p * (L[s->a_base + N] - L[s->a_base + N - m]) + (L[s->v_base[j] + D - wt - m] - LD);
-}
-
 static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double *a, double *b) {
     const double p = s->phat[r];
     *a = *b = NAN; /* p̂ = 1: unused */
@@ -618,15 +615,36 @@ static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double 
 }
 
 /*
- * Bands of fewer than SCAN_COUNTS counts (those up to FINE_BANDS) skip all this: band_bounds
+ * The narrow bands (counts up to NARROW, bands up to FINE_BANDS) skip all this: band_bounds
  * evaluates f̃ at each count of [lo, top], which is the same exact minimum of f̃ (tighter only
  * where mar_term_min gives up with -inf) for less work than the allowance and the bracket.
+ * f̃(m) = a_u(m) + g(m) with pair_cost's operations: a_u(m) = p̂ (L[N] - L[N-m]) depends on
+ * the class and value alone, not on t, and changes only when a merge suppresses that value
+ * (N changes), so mar_au keeps it per (class, slot) for m = 1..NARROW across searches: a
+ * narrow band's bounds then read one short line per value instead of the log table at random.
  */
-#define SCAN_COUNTS 8
+#define NARROW (1 << FINE_BANDS)
+
+/* a_u(m) at [m - 1] for m = 1..min(N, NARROW), for value slot o of trie level d (row r of the
+ * per-value arrays, N = N(v,c) >= 1). */
+static const double *mar_au(St *s, i64 c, i64 o, i64 r, i64 N) {
+    double *au = s->au;
+    if (s->au_n) {
+        au += (c * s->ventries + o) * NARROW;
+        if (s->au_n[c * s->ventries + o] == N) return au;
+        s->au_n[c * s->ventries + o] = N;
+    }
+    const double *L = s->ltab + s->a_base;
+    const double p = s->phat[r];
+    for (i64 m = 1; m <= N && m <= NARROW; m++) au[m - 1] = p * (L[N] - L[N - m]);
+    return au;
+}
+
 static double mar_term_min(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, i64 lo, i64 hi, double LD, double nu,
                            double a, double b) {
+    const double *L = s->ltab;
     const double p = s->phat[r];
-#define F(m) mar_f(s, j, p, N, D, wt, m, LD)
+#define F(m) (p * (L[s->a_base + N] - L[s->a_base + N - (m)]) + (L[s->v_base[j] + D - wt - (m)] - LD))
     i64 n1 = lo, n2 = lo;
     if (hi > lo && p < 1.0) {
         if (a == INFINITY) return -INFINITY;
@@ -670,7 +688,8 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
     i64 c = q->c, n = q->n;
     double mag_sum = 0.0;
     double la0 = fabs(L[s->a_base]);
-    if (s->cost == COST_MAR || s->cost == COST_HYBRID) {
+    const int narrow = hi <= NARROW;
+    if ((s->cost == COST_MAR || s->cost == COST_HYBRID) && !narrow) {
         /* The log reads of eq. 10 miss the cache (the table has one entry per row): request those
          * of every slot first, so the misses overlap instead of following one another. */
         for (i64 d = 0; d < s->M; d++) {
@@ -697,6 +716,9 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
             at = s->phat[r] * (L[s->a_base + N] - L[s->a_base + N - n]);
             lt = (double)n * s->lphat[r];
         }
+        double g[NARROW]; /* narrow band, eq. 10: g(m) at [m - 1], for every m a value's count allows */
+        if (narrow && (s->cost == COST_MAR || s->cost == COST_HYBRID))
+            for (i64 m = lo; m <= hi && m <= D - wt; m++) g[m - 1] = L[s->v_base[j] + D - wt - m] - LD;
         double *bm = s->bm + s->eoff[d], *bh = s->bh + s->eoff[d], *be = s->be + s->eoff[d];
         const i32 *pres = s->vpres ? s->vpres + (c * s->nbands + band) * s->ventries + s->eoff[d] : NULL;
         double minm = 0.0, maxe = 0.0, maxmag = 0.0;
@@ -723,20 +745,21 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
                     fm = -(lt + (double)lo * s->lphat[r]);
                     mag = fabs(lt) + fabs((double)(hi < N ? hi : N) * s->lphat[r]);
                 } else {
-                    i64 top = hi < N ? hi : N;
+                    i64 top = hi < N ? hi : N; /* top <= N <= D - wt: g(top) is set */
                     double p = s->phat[r];
-                    mag = fabs(at) + p * (L[s->a_base + N] - L[s->a_base + N - top])
-                          + fabs(L[s->v_base[j] + D - wt - top] - LD);
                     fh = (double)(wt + lo);
-                    fe = SAFETY * 2.0 * gamma_n(2.0) * mag; /* the two association orders */
-                    if (top - lo < SCAN_COUNTS) { /* a narrow band: every count evaluated */
+                    if (narrow) { /* every count evaluated: f̃(m) = a_u(m) + g(m) */
+                        const double *au = mar_au(s, c, s->eoff[d] + e, r, N);
                         double f = INFINITY;
                         for (i64 m = lo; m <= top; m++) {
-                            double fc = mar_f(s, j, p, N, D, wt, m, LD);
+                            double fc = au[m - 1] + g[m - 1];
                             if (fc < f) f = fc;
                         }
                         fm = at + f;
+                        mag = fabs(at) + au[top - 1] + fabs(g[top - 1]);
                     } else {
+                        mag = fabs(at) + p * (L[s->a_base + N] - L[s->a_base + N - top])
+                              + fabs(L[s->v_base[j] + D - wt - top] - LD);
                         double la = fabs(L[s->a_base + N]) > la0 ? fabs(L[s->a_base + N]) : la0; /* Λa */
                         double nu = SAFETY * (2.0 * UNIT_ROUNDOFF * LOG_ULPS * (p * (fabs(L[s->a_base + N]) + la)
                                                                                + fabs(LD) + lv) + gamma_n(2.0) * mag);
@@ -747,6 +770,7 @@ static void band_bounds(St *s, Search *q, int band, i64 lo, i64 hi) {
                         }
                         fm = at + mar_term_min(s, j, r, N, D, wt, lo, top, LD, nu, s->sta[o], s->stb[o]);
                     }
+                    fe = SAFETY * 2.0 * gamma_n(2.0) * mag; /* the two association orders */
                 }
             }
             bm[e] = fm;
@@ -1147,6 +1171,15 @@ static PyObject *run(PyObject *self, PyObject *args) {
     if (C * s.nbands * s.ventries <= 7 * T * M + ((i64)1 << 20)) ALLOC(s.vpres, C * s.nbands * s.ventries);
     ALLOC(s.bm, s.ventries); ALLOC(s.bh, s.ventries); ALLOC(s.be, s.ventries);
     ALLOC(s.sta, s.ventries); ALLOC(s.stb, s.ventries); ALLOC(s.ststamp, s.ventries);
+    /* a_u kept across searches where that stays small next to the tries; else recomputed (scratch) */
+    if (cost == COST_MAR || cost == COST_HYBRID) {
+        if (C * s.ventries * (NARROW + 1) <= 2 * T * M + ((i64)1 << 17)) {
+            ALLOC(s.au, C * s.ventries * NARROW);
+            ALLOC(s.au_n, C * s.ventries);
+        } else {
+            ALLOC(s.au, NARROW);
+        }
+    }
     ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1); ALLOC(s.sufe, M + 1);
     s.kid_cap = maxv + 2;
     ALLOC(s.kids, s.kid_cap);
@@ -1205,7 +1238,7 @@ done:
     {
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.links, s.eoff,
-                          s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
+                          s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
                           s.stk_bound, unull, u, s.sorted, s.node_of, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
