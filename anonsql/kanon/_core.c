@@ -117,6 +117,8 @@ typedef struct {
     i32 nfree;
     i64 laid_out, inserted; /* live tuples at the last trie_layout, trie_insert calls since */
     i64 *sorted;        /* T: scratch of trie_layout */
+    i64 *radix_tmp;     /* T: scratch of sort_live, swapped with sorted */
+    i64 *radix_count;   /* bucket starts of radix_pass: max(|V_j| + 1, nbands, C) + 1 */
     i32 *node_of;       /* T: scratch of trie_layout */
     /* scratch for the branch and bound */
     i64 ventries;       /* sum_j (|V_j| + 1): one bound slot per value and ⊥ */
@@ -392,18 +394,37 @@ static int tuple_add(St *s, i64 key, i64 p, i64 n, int into_trie) {
  * by (bound, smallest key below), both functions of the subtree alone, and the smallest keys of
  * disjoint subtrees differ; trie_remove's minimum over children does not depend on their order.
  */
-static const St *sort_ctx; /* qsort has no context argument; run() holds the GIL throughout */
+/* Sort digit of key: its code + 1 at trie level `digit` >= 0, its band (-1) or its class (-2). */
+static inline i64 sort_digit(const St *s, i64 key, i64 digit) {
+    if (digit >= 0) return (i64)s->kcodes[key * s->M + digit] + 1;
+    return digit == -1 ? band_of(s->cnt[key]) : s->cls[key];
+}
 
-static int build_cmp(const void *pa, const void *pb) {
-    const St *s = sort_ctx;
-    i64 a = *(const i64 *)pa, b = *(const i64 *)pb;
-    if (s->cls[a] != s->cls[b]) return s->cls[a] < s->cls[b] ? -1 : 1;
-    int ba = band_of(s->cnt[a]), bb = band_of(s->cnt[b]);
-    if (ba != bb) return ba < bb ? -1 : 1;
-    const i32 *ya = s->kcodes + a * s->M, *yb = s->kcodes + b * s->M;
-    for (i64 d = 0; d < s->M; d++)
-        if (ya[d] != yb[d]) return ya[d] < yb[d] ? -1 : 1;
-    return (a > b) - (a < b);
+/* Stable counting sort of src[0..n) into dst by sort_digit, whose values lie in [0, nb). */
+static void radix_pass(St *s, const i64 *src, i64 *dst, i64 n, i64 digit, i64 nb) {
+    i64 *start = s->radix_count;
+    memset(start, 0, sizeof(i64) * (size_t)(nb + 1));
+    for (i64 i = 0; i < n; i++) start[sort_digit(s, src[i], digit) + 1]++;
+    for (i64 b = 0; b < nb; b++) start[b + 1] += start[b];
+    for (i64 i = 0; i < n; i++) dst[start[sort_digit(s, src[i], digit)]++] = src[i];
+}
+
+/*
+ * The live keys by (class, band, codes in trie order), ascending: least significant digit first,
+ * M + 2 stable counting sorts (O(live x M), no comparisons). Keys are distinct in that order,
+ * as (y, c) is unique in S; ties would keep ascending key order. Leaves the result in s->sorted.
+ */
+static void sort_live(St *s, i64 live) {
+    i64 *src = s->sorted, *dst = s->radix_tmp;
+    for (i64 digit = s->M - 1; digit >= -2; digit--) {
+        i64 nb = digit >= 0 ? s->eoff[digit + 1] - s->eoff[digit] : digit == -1 ? s->nbands : s->C;
+        radix_pass(s, src, dst, live, digit, nb);
+        i64 *t = src;
+        src = dst;
+        dst = t;
+    }
+    s->sorted = src;
+    s->radix_tmp = dst;
 }
 
 #define RELAYOUT 4
@@ -422,8 +443,8 @@ static int trie_layout(St *s) {
     if (s->vpres) memset(s->vpres, 0, sizeof(i32) * (size_t)(s->C * s->nbands * s->ventries));
     s->laid_out = live;
     s->inserted = 0;
-    sort_ctx = s;
-    qsort(sorted, (size_t)live, sizeof(i64), build_cmp);
+    sort_live(s, live);
+    sorted = s->sorted;
     for (i64 a = 0, b; a < live; a = b) {
         i64 c = s->cls[sorted[a]];
         int band = band_of(s->cnt[sorted[a]]);
@@ -1194,6 +1215,13 @@ static PyObject *run(PyObject *self, PyObject *args) {
         if (p < 0 || tuple_add(&s, key, p, ((const i64 *)b_cnt.buf)[key], 0) < 0) goto internal;
     }
     ALLOC(s.sorted, T);
+    ALLOC(s.radix_tmp, T);
+    {
+        i64 buckets = maxv + 1; /* the most digit values of a radix_pass: codes + ⊥, bands, classes */
+        if (s.nbands > buckets) buckets = s.nbands;
+        if (C > buckets) buckets = C;
+        ALLOC(s.radix_count, buckets + 1);
+    }
     ALLOC(s.node_of, T);
     if (trie_layout(&s) < 0) goto internal;
     for (i64 p = 0; p < s.npat; p++) refresh(&s, p);
@@ -1239,7 +1267,7 @@ done:
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.leaf, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.links, s.eoff,
                           s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
-                          s.stk_bound, unull, u, s.sorted, s.node_of, s.vpres};
+                          s.stk_bound, unull, u, s.sorted, s.radix_tmp, s.radix_count, s.node_of, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
     Py_buffer *bufs[] = {&b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior,
