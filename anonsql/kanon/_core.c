@@ -849,9 +849,13 @@ static int kid_cmp(const void *a, const void *b) {
     return kid_before(a, b) ? -1 : kid_before(b, a) ? 1 : 0;
 }
 
-/* Children in ascending bound, so the depth-first search meets good leaves first. */
+/*
+ * Children in ascending bound, so the depth-first search meets good leaves first. Up to 64
+ * children an insertion sort beats qsort's callbacks: a band's root, expanded before any leaf
+ * is met, sorts every value of the first level (41 on Adult) once per search.
+ */
 static void sort_kids(Kid *kids, i64 m) {
-    if (m > 16) {
+    if (m > 64) {
         qsort(kids, (size_t)m, sizeof(Kid), kid_cmp);
         return;
     }
