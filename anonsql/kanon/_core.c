@@ -616,7 +616,6 @@ static inline double gamma_n(double n) { return n * UNIT_ROUNDOFF / (1.0 - n * U
  * a wrong bracket would cost walking (or -inf past WALK_MAX), never an inexact minimum.
  */
 #define WALK_MAX 64
-
 static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double *a, double *b) {
     const double p = s->phat[r];
     *a = *b = NAN; /* p̂ = 1: unused */
@@ -646,7 +645,7 @@ static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double 
  */
 #define NARROW (1 << FINE_BANDS)
 
-/* a_u(m) at [m - 1] for m = 1..min(N, NARROW), for value slot o of trie level d (row r of the
+/* a_u(m) at [m - 1] for m = 1..min(N, NARROW) of class c and value slot o (row r of the
  * per-value arrays, N = N(v,c) >= 1). */
 static const double *mar_au(St *s, i64 c, i64 o, i64 r, i64 N) {
     double *au = s->au;
@@ -890,8 +889,8 @@ static inline void leaf(St *s, Search *q, i64 key) {
 /*
  * Depth-first branch and bound over the trie of one (class, band); updates q->best. Compiled
  * once per cost (search_band below passes it as a constant): the loop over children then makes
- * only the additions and tests of its cost, with no branch on it (Γ_ham partial sums only for
- * hybrid). The same operations on the same numbers as one generic loop: the same bounds.
+ * only the operations and tests of its cost's bound, with no branch on the cost. The same
+ * operations on the same numbers as one generic loop: the same bounds.
  */
 static inline __attribute__((always_inline)) void search_band_as(St *s, Search *q, i32 root, const int cost) {
     i64 top = 0;
