@@ -83,6 +83,7 @@ typedef struct {
     i64 a_base;         /* log(x + α) = ltab[a_base + x] */
     const i64 *v_base;  /* log(x + α|V_j|) = ltab[v_base[j] + x] */
     const i64 *order;   /* trie level d holds attribute order[d] */
+    i64 *level;         /* M: the trie level of attribute j (order's inverse) */
     /* tuples of S, named by key = smallest canonical input row they hold */
     i32 *pid;           /* pattern id */
     i64 *cnt;           /* N(y, c) */
@@ -145,14 +146,17 @@ static inline i64 vidx(const St *s, i64 j, i64 v, i64 c) { return (s->voff[j] + 
 /*
  * Γ(t, t') for t = (y, c) with N(y,c) = n and t' = (y2, c) with N(y2,c) = n2, computed with
  * the current counts (Section 3.3: q̂ is that of D^(l)). Same operations, same order as
- * reference._Costs: sums run over j ascending, term_j = (a_t + a_u) + g.
+ * reference._Costs: sums run over j ascending, term_j = (a_t + a_u) + g. y2 holds attribute j
+ * at y2[at2[j]] (at2 = St.level: a tuple's kcodes line, which a chain has just read), or at
+ * y2[j] if at2 is NULL.
  */
-static double pair_cost(const St *s, const i32 *y, i64 n, i64 c, const i32 *y2, i64 n2) {
+static inline __attribute__((always_inline)) double pair_cost_at(const St *s, const i32 *y, i64 n, i64 c,
+                                                                 const i32 *y2, const i64 *at2, i64 n2) {
     double mar = 0.0, info = 0.0;
     i64 ham = 0;
     const double *L = s->ltab;
     for (i64 j = 0; j < s->M; j++) {
-        i32 a = y[j], b = y2[j];
+        i32 a = y[j], b = at2 ? y2[at2[j]] : y2[j];
         if (a == b) continue; /* SUPPRESS (Alg. 2) keeps equal cells */
         i64 wt = a >= 0 ? n : 0, wu = b >= 0 ? n2 : 0; /* w_j(t), w_j(t') of eq. 10 */
         if (s->cost == COST_HAM || s->cost == COST_HYBRID) ham += wt + wu; /* eq. 1 */
@@ -182,6 +186,10 @@ static double pair_cost(const St *s, const i32 *y, i64 n, i64 c, const i32 *y2, 
     if (s->cost == COST_MAR) return mar;
     double h = (double)ham; /* eq. 12 */
     return mar <= 0 ? mar / h : mar * h;
+}
+
+static double pair_cost(const St *s, const i32 *y, i64 n, i64 c, const i32 *y2, i64 n2) {
+    return pair_cost_at(s, y, n, c, y2, NULL, n2);
 }
 
 /* ---------- patterns: open addressing hash table, entries never deleted ----------------- */
@@ -874,7 +882,7 @@ static inline int hopeless(const Search *q, double b, i64 minkey) {
 static inline void leaf(St *s, Search *q, i64 key) {
     if (key == q->t) return;
     s->evaluations++;
-    double g = pair_cost(s, q->y, q->n, q->c, s->pcodes + (i64)s->pid[key] * s->M, s->cnt[key]);
+    double g = pair_cost_at(s, q->y, q->n, q->c, s->kcodes + key * s->M, s->level, s->cnt[key]);
     if (g < q->best || (g == q->best && key < q->best_key)) {
         q->best = g;
         q->best_key = key;
@@ -1169,6 +1177,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
     ALLOC(s.nodes, s.ncap);
     s.nfree = -1;
     ALLOC(s.eoff, M + 1);
+    ALLOC(s.level, M);
+    for (i64 d = 0; d < M; d++) s.level[s.order[d]] = d;
     i64 maxv = 0;
     for (i64 d = 0; d < M; d++) {
         i64 nv = s.voff[s.order[d] + 1] - s.voff[s.order[d]];
@@ -1261,7 +1271,7 @@ internal:
 done:
     {
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.path, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
-                          s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff,
+                          s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff, s.level,
                           s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
                           s.stk_bound, unull, u, s.sorted, s.radix_tmp, s.radix_count, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
