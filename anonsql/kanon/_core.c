@@ -945,9 +945,15 @@ static inline __attribute__((always_inline)) void search_band_as(St *s, Search *
             double cm = pm + bm[e], chh = ph + bh[e], ce = pe + be[e];
             double b = bound_of(cost, cm, chh, ce, sufm, sufe, err0, prior);
             if (hopeless(&near, b, nd->minkey)) continue;
-            if (inner) { /* expanded soon: a chain reads its tuple's codes, a node its children */
-                if (nd->size == 1) __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M]);
-                else __builtin_prefetch(&nodes[nd->first]);
+            if (inner) { /* expanded soon: a chain reads its tuple's codes, a node its children;
+                            both ends, as a tuple's codes or a node may straddle two cache lines */
+                if (nd->size == 1) {
+                    __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M]);
+                    __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M + s->M - 1]);
+                } else {
+                    __builtin_prefetch(&nodes[nd->first]);
+                    __builtin_prefetch(&nodes[nd->first].size);
+                }
             }
             Kid *kid = &s->kids[m++];
             kid->node = ch;
