@@ -17,11 +17,12 @@
  * the reference evaluates ~6,000 tuples; on 10^6 synthetic rows ~210 instead of ~60,000.
  * The rest is memory traffic: the tries are laid out afresh (siblings adjacent) whenever merged
  * tuples have scattered enough nodes (trie_layout), a chain reads its tuple's codes from one
- * line (kcodes), a band of few tuples is evaluated leaf by leaf (scan_band) instead of paying
- * band_bounds, the bracket of eq. 10's minimum is found once per search and value, not once
- * per band (mar_bracket), and in the narrow bands eq. 10's term is evaluated at each count
- * instead, from per-value parts kept across searches (mar_au). None of these changes a
- * decision (see each).
+ * line (kcodes) and so does the exact Γ of its leaf, an update reads the tuple's nodes from its
+ * path (all requested at once, not up parent links one miss at a time), a band of few tuples
+ * is evaluated leaf by leaf (scan_band) instead of paying band_bounds, the bracket of eq. 10's
+ * minimum is found once per search and value, not once per band (mar_bracket), and in the
+ * narrow bands eq. 10's term is evaluated at each count instead, from per-value parts kept
+ * across searches (mar_au). None of these changes a decision (see each).
  *
  * Why C and not numba: the module then costs nothing at run time (numba's import alone takes
  * ~0.3 s warm and its first compile seconds), there is no new dependency, and the tries,
