@@ -474,7 +474,7 @@ static int trie_layout(St *s) {
                     /* siblings linked in ascending address order (node_new would push to the front) */
                     i32 x = node_new(s, -1, v, (i32)key);
                     if (x < 0) return -1;
-                                    if (parent == prev_parent) {
+                    if (parent == prev_parent) {
                         s->nodes[prev_node].next = x;
                     } else {
                         s->nodes[parent].first = x;
