@@ -21,6 +21,7 @@ or a literal is safe: the PostgreSQL engine doubles every `%` that is not a para
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from collections.abc import Mapping, Sequence
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache, reduce
 from importlib import resources
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,6 +38,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from .errors import AnonsqlError
+from .rendered_cache import RenderedCache, cache_dir
 
 SOURCE_DIALECT = "duckdb"
 
@@ -113,12 +116,25 @@ class TableName:
 
 
 @cache
-def _parse(name: str) -> exp.Expr:
+def _text(name: str) -> str:
+    """The text of sql/<name>.sql."""
     try:
-        text = resources.files("anonsql._sql").joinpath(f"{name}.sql").read_text()
+        return resources.files("anonsql._sql").joinpath(f"{name}.sql").read_text()
     except FileNotFoundError:
         raise KeyError(f"no SQL file sql/{name}.sql") from None
-    return sqlglot.parse_one(text, read=SOURCE_DIALECT)
+
+
+@cache
+def _parse(name: str) -> exp.Expr:
+    return sqlglot.parse_one(_text(name), read=SOURCE_DIALECT)
+
+
+@cache
+def _disk() -> RenderedCache:
+    """The rendered texts of earlier processes (anonsql.rendered_cache), valid for this binder
+    (the source of this module) and this sqlglot."""
+    salt = hashlib.sha256(Path(__file__).read_bytes() + sqlglot.__version__.encode()).hexdigest()
+    return RenderedCache(cache_dir(), salt)
 
 
 def template(name: str) -> exp.Expr:
@@ -130,15 +146,21 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     """Bind sql/<name>.sql and generate it for `dialect`; returns (sql text, params).
 
     The text depends on the names bound, never on the values (those travel as parameters), so
-    it is generated once per (template, dialect, names) and reused (`_RENDERED`).
+    it is generated once per (template, dialect, names) and reused: within the process
+    (`_RENDERED`) and across processes (`_disk`, keyed by the template's text too).
     """
     key = (name, dialect, tuple(sorted((k, _shape(v)) for k, v in bindings.items())))
     hit = _RENDERED.get(key)
     if hit is None:
-        text, params = bind(template(name), dialect, bindings)
+        entry = RenderedCache.key(_text(name), repr(key[1:]))
+        hit = _disk().get(entry)
+        if hit is None:
+            text, params = bind(template(name), dialect, bindings)
+            hit = (text, tuple(params))
+            _disk().put(entry, *hit)
         if len(_RENDERED) >= _RENDERED_MAX:
             _RENDERED.clear()
-        _RENDERED[key] = hit = (text, tuple(params))
+        _RENDERED[key] = hit
     text, value_names = hit
     return text, {k: plain(bindings[k]) for k in value_names}
 
@@ -167,7 +189,14 @@ def _structure(node: Any) -> Any:
     return node
 
 
-_PARAMETER = object()
+class _Parameter:
+    """The shape of a value binding; its repr is the same in every process (a disk cache key)."""
+
+    def __repr__(self) -> str:
+        return "<parameter>"
+
+
+_PARAMETER = _Parameter()
 
 
 def readable(name: str, dialect: str, **bindings: Any) -> str:

@@ -8,15 +8,20 @@ cases are skipped with the reason, except under CI (CI=true), where that is a fa
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
+
+# The rendered-SQL cache of this test session (and the processes it starts) lives in a fresh
+# directory, never in the user's ~/.cache (anonsql.rendered_cache).
+os.environ.setdefault("ANONSQL_CACHE_DIR", tempfile.mkdtemp(prefix="anonsql-test-cache-"))
 
 import pandas as pd
 import pytest
 
 from anonsql import sql
+from anonsql.data.loading import write_frame
 from anonsql.engine import connect
 from tests.pgserver import TempPostgres, find_bindir
-from anonsql.data.loading import write_frame
 
 ENGINES = ["duckdb", "postgres"]
 

@@ -72,3 +72,78 @@ def test_group_key_of_more_columns_than_concat_takes(engine):
     key = exp.select(sql.group_key(sql.columns([f"c{i}" for i in range(250)]))).from_(select.subquery("t"))
     expected = "".join("N" if v is None else f"{len(v)}:{v}" for v in values)
     assert engine.fetch_all(key.sql(engine.dialect)) == [(expected,)]
+
+
+# ---------------------------------------------------------------- the rendered-SQL cache on disk
+
+RENDER_TWICE = """
+import json, sys
+from anonsql import sql
+def boom(*args, **kwargs):
+    raise RuntimeError("rendered afresh")
+if sys.argv[1] == "warm":
+    sql.bind = boom  # a cache hit neither parses nor generates
+out = []
+for name in sys.argv[2:]:
+    try:
+        out.append(sql.render("common/violations_summary", "postgres", tbl=sql.TableName(name).expr,
+                              qi=sql.columns(["a"]), k=2))
+    except RuntimeError as exc:
+        out.append(str(exc))
+print(json.dumps(out))
+"""
+
+
+def test_a_later_process_reuses_rendered_text_and_renders_new_names_afresh(tmp_path):
+    """A fast start (issue 11): the text one process rendered is read back by the next one,
+    same text, same parameters, without sqlglot's parse and generate; other names miss."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "ANONSQL_CACHE_DIR": str(tmp_path)}
+
+    def run(mode, *names):
+        done = subprocess.run([sys.executable, "-c", RENDER_TWICE, mode, *names], env=env, capture_output=True,
+                              text=True, check=True)
+        return json.loads(done.stdout)
+
+    cold = run("cold", "my table")
+    assert (tmp_path / "rendered-sql.json").exists()
+    warm = run("warm", "my table", "other")
+    assert warm[0] == cold[0] and '"my table"' in warm[0][0] and warm[0][1] == {"k": 2}
+    assert warm[1] == "rendered afresh"
+
+
+def test_the_cache_ignores_another_template_text_binder_or_a_damaged_file(tmp_path):
+    """An entry is named by its template's text and the file by the binder and sqlglot (`salt`),
+    so an edited template or an upgrade misses; a damaged file counts as empty and is replaced."""
+    from anonsql.rendered_cache import RenderedCache
+
+    first = RenderedCache(tmp_path, salt="one")
+    key = RenderedCache.key("SELECT 1", "('duckdb', ())")
+    first.put(key, "SELECT 1", ("k",))
+    first.save()
+    assert RenderedCache(tmp_path, salt="one").get(key) == ("SELECT 1", ("k",))
+    assert RenderedCache(tmp_path, salt="one").get(RenderedCache.key("SELECT 2", "('duckdb', ())")) is None
+    assert RenderedCache(tmp_path, salt="two").get(key) is None
+    (tmp_path / "rendered-sql.json").write_text("{not json")
+    damaged = RenderedCache(tmp_path, salt="one")
+    assert damaged.get(key) is None
+    damaged.put(key, "SELECT 1", ())
+    damaged.save()
+    assert RenderedCache(tmp_path, salt="one").get(key) == ("SELECT 1", ())
+
+
+def test_an_empty_cache_dir_turns_the_cache_off(tmp_path, monkeypatch):
+    from anonsql.rendered_cache import RenderedCache, cache_dir
+
+    monkeypatch.setenv("ANONSQL_CACHE_DIR", "")
+    assert cache_dir() is None
+    off = RenderedCache(cache_dir(), salt="one")
+    off.put("k", "SELECT 1", ())
+    off.save()
+    assert off.get("k") is None and list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("ANONSQL_CACHE_DIR", str(tmp_path))
+    assert cache_dir() == tmp_path
