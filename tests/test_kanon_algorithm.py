@@ -459,10 +459,10 @@ def test_pruning_stays_exact_where_merge_costs_are_tiny():
 @pytest.mark.parametrize("cost", COSTS)
 def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
     """Counts spread log-uniformly over 1..2x10^4, many tuples in each count band of _core.c
-    (one per doubling up to 8, then {9..8192}, {8193..2^23}: a wide band's bounds run over
-    10 doublings of counts), so every band is searched by its bounds, not scanned leaf by leaf;
-    the violating tuples (k = 60) fall in the fine bands and the first wide one, their partners
-    anywhere. Same decisions and Γ as the reference loop, bit for bit."""
+    (one per doubling: {1}, {2}, {3,4}, ..., {8193..16384}; the narrow ones up to 8 bounded from
+    per-value lines, the others by eq. 10's closed-form minimum), so every band is searched by its
+    bounds, not scanned leaf by leaf; the violating tuples (k = 60) fall in the bands up to 64,
+    their partners anywhere. Same decisions and Γ as the reference loop, bit for bit."""
     rng = np.random.default_rng(11)
     n_attrs, n_values = 5, 5
     combos = rng.permutation(n_values ** n_attrs)[:1200]
@@ -472,8 +472,8 @@ def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
     codes = np.unique(np.column_stack([codes, classes]), axis=0)
     classes, codes = codes[:, -1], np.ascontiguousarray(codes[:, :-1])
     counts = np.exp(rng.uniform(0, np.log(2e4), size=len(codes))).astype(np.int64)
-    bands = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 8192), (8193, 2**23)]
-    assert all(((lo <= counts) & (counts <= hi)).sum() >= 40 for lo, hi in bands)
+    bands = [(1, 1), *(((1 << (e - 1)) + 1, 1 << e) for e in range(1, 15))]
+    assert all(((lo <= counts) & (counts <= hi)).sum() >= 20 for lo, hi in bands)
     fast_run = anonymize(codes, classes, counts, np.full(n_attrs, n_values), k=60, cost=cost)
     ref = anonymize(codes, classes, counts, np.full(n_attrs, n_values), k=60, cost=cost, reference=True)
     assert fast_run.iterations > 300

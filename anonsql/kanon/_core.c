@@ -6,7 +6,7 @@
  * table built by numpy), so the two agree bit for bit. What makes it fast is the search for
  * t* = argmin_{t'} Γ(t, t') (line 5 of Algorithm 1): instead of evaluating every tuple of the
  * class, the tuples of each class live in prefix tries, one per count band (N(y',c) in
- * {1}, {2}, {3,4}, {5..8}, {9..8192}, ...: band_of). For a fixed t and a band [lo, hi], Γ is a
+ * {1}, {2}, {3,4}, {5..8}, {9..16}, ...: band_of). For a fixed t and a band [lo, hi], Γ is a
  * sum over attributes of per-cell terms; each term has a lower bound that depends only on the
  * attribute's value (eqs. 1 and 2 grow with N(y',c); eq. 10's term has one minimum in
  * N(y',c), found in closed form), so a depth-first branch and bound skips every subtree whose
@@ -255,17 +255,18 @@ static void refresh(St *s, i64 p) {
 
 /*
  * Count bands: {1}, {2}, {3,4}, {5..8} (one doubling each up to FINE_BANDS), then BAND_STEP
- * doublings each: {9..8192}, {8193..2^23}, ... Any partition is exact (bands only group the
- * tuples a search visits, band_range bounds every count of a band); this one is about speed.
- * Small counts, the violating tuples (N(y,c) < k) and most of their partners, keep tight bands.
- * Above, a band's bounds are looser, yet each band costs every search a band_bounds (one
- * closed-form minimum per value present) and a root to expand, and the partner is rarely there:
- * against one doubling per band throughout, on the benchmark's 10^6 (10^7) Adult-like rows a
- * search makes 55% (63%) fewer band_bounds, 35% (49%) fewer minima, 6% (7%) fewer node
- * expansions; 3 or 4 doublings per band saved less of each.
+ * doublings each. Any partition is exact (bands only group the tuples a search visits,
+ * band_range bounds every count of a band); this one is about speed, and one doubling per band
+ * throughout is the partition that stays fast at every size measured. Wider bands above 8
+ * (BAND_STEP 10: {9..8192}, ...) save band_bounds passes, and on the benchmark's 10^7 Adult-like
+ * rows (794,022 tuples) the loop took 15.5 s against 19.5 s; but a wide band's bound is that of
+ * its smallest count, and at 10^8 rows (2,736,776 tuples, 438,175 of them above 8) the searches
+ * of the run's last violating tuples, whose partners are far, expand most of that band's trie:
+ * after 15 minutes the loop was at 1.3 % of its merges, where one doubling per band finishes
+ * all 1,791,174 in 91 s (3 doublings per band: 1.68M merges in 218 s, then ~500 per second).
  */
 #define FINE_BANDS 3
-#define BAND_STEP 10
+#define BAND_STEP 1
 static inline int band_of(i64 n) {
     int e = n <= 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(n - 1)); /* 2^(e-1) < n <= 2^e */
     return e <= FINE_BANDS ? e : FINE_BANDS + (e - FINE_BANDS + BAND_STEP - 1) / BAND_STEP;
