@@ -34,7 +34,12 @@ def cache_dir() -> Path | None:
     configured = os.environ.get("ANONSQL_CACHE_DIR")
     if configured is not None:
         return Path(configured) if configured else None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no home directory (a service account): no cache
+            return None
     return Path(base) / "anonsql"
 
 

@@ -147,3 +147,13 @@ def test_an_empty_cache_dir_turns_the_cache_off(tmp_path, monkeypatch):
     assert off.get("k") is None and list(tmp_path.iterdir()) == []
     monkeypatch.setenv("ANONSQL_CACHE_DIR", str(tmp_path))
     assert cache_dir() == tmp_path
+    monkeypatch.delenv("ANONSQL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "anonsql"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home() -> None:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr("pathlib.Path.home", no_home)
+    assert cache_dir() is None  # no home directory: no cache, and no failure
