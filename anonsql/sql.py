@@ -152,12 +152,12 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     key = (name, dialect, tuple(sorted((k, _shape(v)) for k, v in bindings.items())))
     hit = _RENDERED.get(key)
     if hit is None:
-        entry = RenderedCache.key(_text(name), repr(key[1:]))
-        hit = _disk().get(entry)
+        disk, entry = _disk(), RenderedCache.key(_text(name), repr(key[1:]))
+        hit = disk.get(entry)
         if hit is None:
             text, params = bind(template(name), dialect, bindings)
             hit = (text, tuple(params))
-            _disk().put(entry, *hit)
+            disk.put(entry, *hit)
         if len(_RENDERED) >= _RENDERED_MAX:
             _RENDERED.clear()
         _RENDERED[key] = hit

@@ -21,6 +21,9 @@ from ..errors import AnonsqlError, first_line, redact
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
+#: What a reader who closed the output pipe early is told, during a command or at its final flush.
+BROKEN_PIPE = "the output was closed early (broken pipe)"
+
 
 class Failure(click.ClickException):
     """An error of a running command, shown as `anonsql <command>: error: <one line>`."""
@@ -42,7 +45,7 @@ class Command(click.Command):
             raise Failure(first_line(exc), ctx.command_path) from None
         except BrokenPipeError:
             _silence_stdout()
-            raise Failure("the output was closed early (broken pipe)", ctx.command_path) from None
+            raise Failure(BROKEN_PIPE, ctx.command_path) from None
         except KeyboardInterrupt:
             raise Failure("interrupted; an unfinished run is rolled back", ctx.command_path) from None
 
@@ -130,7 +133,7 @@ def run() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
-        click.echo("anonsql: error: the output was closed early (broken pipe)", err=True)
+        click.echo(f"anonsql: error: {BROKEN_PIPE}", err=True)
         code = EXIT_USAGE
     atexit._run_exitfuncs()
     with contextlib.suppress(OSError, ValueError):  # stderr may be closed: nothing left to tell
