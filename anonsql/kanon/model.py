@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ordering import lexicographic_order
+
 #: The suppression costs of the paper: eq. 1, eq. 2, eq. 9-11 and eq. 12.
 COSTS = ("ham", "info", "mar", "hybrid")
 COST_IDS = {name: i for i, name in enumerate(COSTS)}
@@ -203,7 +205,7 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
     if k > n:
         raise ValueError(f"k = {k} exceeds the N = {n} records of the count table: no grouping reaches it")
 
-    order = np.lexsort((classes,) + tuple(codes[:, j] for j in reversed(range(n_attrs))))
+    order = lexicographic_order([*codes.T, classes], [*domain_sizes, int(classes.max()) + 1])
     codes, classes, counts = codes[order], classes[order], counts[order]
     if n_tuples > 1:
         same = (codes[1:] == codes[:-1]).all(axis=1) & (classes[1:] == classes[:-1])
