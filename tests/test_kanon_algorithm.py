@@ -282,8 +282,7 @@ def test_compiled_loop_matches_reference_with_many_classes_and_a_wide_attribute(
     sizes = np.array([int(codes[:, 0].max()) + 1, 3])
     fast = anonymize(codes, classes, counts, sizes, k=3, cost=cost)
     ref = anonymize(codes, classes, counts, sizes, k=3, cost=cost, reference=True)
-    top = int(np.ceil(np.log2(counts.sum())))  # _core.c band_of(rows) + 1 bands: a doubling each up to 8, then 10
-    bands = (top if top <= 3 else 3 + -(-(top - 3) // 10)) + 1
+    bands = int(np.ceil(np.log2(counts.sum()))) + 1  # _core.c: room for doubling(rows) + 1 bands
     assert (classes.max() + 1) * bands * (sizes.sum() + 2) > 7 * len(counts) * 2 + 2**20  # presence is off here
     assert np.array_equal(fast.final_codes, ref.final_codes) and np.array_equal(fast.gammas, ref.gammas)
     assert groups_are_k_anonymous(fast, classes, counts, 3)
@@ -458,11 +457,12 @@ def test_pruning_stays_exact_where_merge_costs_are_tiny():
 
 @pytest.mark.parametrize("cost", COSTS)
 def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
-    """Counts spread log-uniformly over 1..2x10^4, many tuples in each count band of _core.c
-    (one per doubling: {1}, {2}, {3,4}, ..., {8193..16384}; the narrow ones up to 8 bounded from
-    per-value lines, the others by eq. 10's closed-form minimum), so every band is searched by its
-    bounds, not scanned leaf by leaf; the violating tuples (k = 60) fall in the bands up to 64,
-    their partners anywhere. Same decisions and Γ as the reference loop, bit for bit."""
+    """Counts spread log-uniformly over 1..2x10^4, many tuples in each doubling ({1}, {2}, {3,4},
+    ..., {8193..16384}); in _core.c's count bands: the narrow ones up to 16, bounded from per-value
+    lines, then (fewer than 30,000 tuples in all) one tail band from 17 up, bounded by eq. 10's
+    closed-form minimum; every band is searched by its bounds, not scanned leaf by leaf. The
+    violating tuples (k = 60) fall in the bands up to 64, their partners anywhere. Same decisions
+    and Γ as the reference loop, bit for bit."""
     rng = np.random.default_rng(11)
     n_attrs, n_values = 5, 5
     combos = rng.permutation(n_values ** n_attrs)[:1200]
@@ -479,3 +479,39 @@ def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
     assert fast_run.iterations > 300
     assert np.array_equal(fast_run.final_codes, ref.final_codes) and np.array_equal(fast_run.gammas, ref.gammas)
     assert groups_are_k_anonymous(fast_run, classes, counts, 60)
+
+
+def _core_tail_start(counts, tail_pop=30_000, fine_bands=4):
+    """_core.c band_partition: the smallest count of the tail band for these live counts."""
+    doubling = np.where(counts <= 1, 0, np.ceil(np.log2(np.maximum(counts, 1))).astype(int))
+    hist = np.bincount(doubling, minlength=64)
+    tail, pop = 63, hist[63]
+    while tail > fine_bands + 1 and pop + hist[tail - 1] < tail_pop:
+        pop += hist[tail - 1]
+        tail -= 1
+    return (1 << (tail - 1)) + 1
+
+
+@pytest.mark.parametrize("cost", ["mar", "ham"])
+def test_compiled_loop_matches_reference_with_doubling_bands_below_the_tail(cost):
+    """33,000 tuples, 31,500 of them heavy (17..3x10^4): more than the 30,000 tuples _core.c lets
+    into its tail band, so {17..32} stays a doubling band of its own below a tail from 33 up. The
+    violating tuples have counts at the band edges (1, 2, 3, 9, 16, 17); their merges make counts
+    in {5..8}, a band empty at the start, and move tuples across edges into the doubling bands and
+    the tail. Same decisions and Γ as the reference loop, bit for bit."""
+    rng = np.random.default_rng(5)
+    n_attrs, n_values = 6, 6
+    combos = rng.permutation(n_values ** n_attrs)[:33_000]
+    codes = np.stack([(combos // n_values ** j) % n_values for j in range(n_attrs)], axis=1).astype(np.int32)
+    classes = rng.integers(0, 2, size=len(codes))
+    heavy = np.exp(rng.uniform(np.log(17), np.log(3e4), size=31_500)).astype(np.int64)
+    counts = np.concatenate([heavy, rng.choice([1, 1, 2, 3, 9, 16, 17], size=1_500)])
+    rng.shuffle(counts)
+    assert _core_tail_start(counts) == 33 and ((counts >= 17) & (counts <= 32)).sum() > 2_000
+    assert not ((counts >= 5) & (counts <= 8)).any()
+    sizes = np.full(n_attrs, n_values)
+    fast_run = anonymize(codes, classes, counts, sizes, k=20, cost=cost)
+    ref = anonymize(codes, classes, counts, sizes, k=20, cost=cost, reference=True)
+    assert fast_run.iterations > 1_000
+    assert np.array_equal(fast_run.final_codes, ref.final_codes) and np.array_equal(fast_run.gammas, ref.gammas)
+    assert groups_are_k_anonymous(fast_run, classes, counts, 20)

@@ -6,11 +6,12 @@
  * table built by numpy), so the two agree bit for bit. What makes it fast is the search for
  * t* = argmin_{t'} Γ(t, t') (line 5 of Algorithm 1): instead of evaluating every tuple of the
  * class, the tuples of each class live in prefix tries, one per count band (N(y',c) in
- * {1}, {2}, {3,4}, {5..8}, {9..16}, ...: band_of). For a fixed t and a band [lo, hi], Γ is a
- * sum over attributes of per-cell terms; each term has a lower bound that depends only on the
- * attribute's value (eqs. 1 and 2 grow with N(y',c); eq. 10's term has one minimum in
- * N(y',c), found in closed form), so a depth-first branch and bound skips every subtree whose
- * bound exceeds the best Γ found so far. Leaves are evaluated exactly; the bounds carry a
+ * {1}, {2}, {3,4}, {5..8}, {9..16}, ..., then one band for the sparse high counts: band_of).
+ * For a fixed t and a band [lo, hi], Γ is a sum over attributes of per-cell terms; each term
+ * has a lower bound that depends only on the attribute's value (eqs. 1 and 2 grow with
+ * N(y',c); eq. 10's term has one minimum in N(y',c), found in closed form), so a depth-first
+ * branch and bound skips every subtree whose bound exceeds the best Γ found so far. Leaves are
+ * evaluated exactly; the bounds carry a
  * rounding allowance derived relative to the magnitudes involved (see "Exactness of the
  * pruning" below), so no leaf that could beat or tie the best is ever skipped, and ties go to the
  * smallest key, as in the reference. On Adult k=10 a search expands ~140 trie nodes where
@@ -109,7 +110,9 @@ typedef struct {
     i64 *class_alive;
     i32 *roots;
     i64 *band_pop;
-    i64 nbands;         /* bands a count can fall in: band_of(rows) + 1 */
+    i64 nbands;         /* bands a count can fall in: at most doubling(rows) + 1 */
+    int8_t band_at[64]; /* band of the counts n with doubling(n) = e, see band_partition */
+    i64 band_lo[NBANDS], band_hi[NBANDS]; /* counts of band b: band_lo[b] .. band_hi[b] */
     i32 *vpres;         /* C x nbands x ventries: live tuples of the trie (c, band) with value v at level d;
                            NULL (every value taken as present) where it would outweigh the tries */
     /* trie nodes */
@@ -254,29 +257,50 @@ static void refresh(St *s, i64 p) {
 /* ---------- tries: one per (class, count band) ----------------------------------------- */
 
 /*
- * Count bands: {1}, {2}, {3,4}, {5..8} (one doubling each up to FINE_BANDS), then BAND_STEP
- * doublings each. Any partition is exact (bands only group the tuples a search visits,
- * band_range bounds every count of a band); this one is about speed, and one doubling per band
- * throughout is the partition that stays fast at every size measured. Wider bands above 8
- * (BAND_STEP 10: {9..8192}, ...) save band_bounds passes, and on the benchmark's 10^7 Adult-like
- * rows (794,022 tuples) the loop took 15.5 s against 19.5 s; but a wide band's bound is that of
- * its smallest count, and at 10^8 rows (2,736,776 tuples, 438,175 of them above 8) the searches
- * of the run's last violating tuples, whose partners are far, expand most of that band's trie:
- * after 15 minutes the loop was at 1.3 % of its merges, where one doubling per band finishes
- * all 1,791,174 in 91 s (3 doublings per band: 1.68M merges in 218 s, then ~500 per second).
+ * Count bands: one doubling each ({1}, {2}, {3,4}, {5..8}, ..., (2^(e-1), 2^e]), up to the tail:
+ * one last band for every count from the doubling where fewer than TAIL_POP live tuples lie
+ * above, chosen again at every trie_layout from the counts of then (merged tuples' counts grow;
+ * between layouts a count that crosses an edge goes to the tries of its band, present or not).
+ * Any partition is exact (bands only group the tuples a search visits, band_range bounds every
+ * count of a band); this one is about speed. Each band costs every search one band_bounds pass
+ * (its log reads miss the cache at scale), which buys nothing in the high doublings, whose few
+ * tuples are mostly pruned at the root; the tail saves those passes. Only the top is merged: a
+ * band's bound takes each attribute's term at its own best count, and where the counts that
+ * minimise eq. 10's terms fall inside a wide band (at 10^8 rows, counts of a few dozen to a few
+ * hundred) the terms' minima stop adding up to anything near Γ (its first orders cancel) and the
+ * search expands most of the band: {33..256} as one band made the loop 5x slower at 10^8 rows
+ * ({9..8192} as one band did not finish in 15 minutes), while there a tail of 41,600 tuples from
+ * 257 up cost ~2 node visits per search. Loop CPU time, one doubling per band throughout against
+ * TAIL_POP 30,000 (with NARROW 16), same decisions and Γ: Adult k=10 0.127-0.135 s / 0.116-0.120
+ * s; the benchmark's 10^7 Adult-like rows (794,022 tuples, tail from 65) 18.7-19.1 s / 15.6-15.7
+ * s; 10^8 rows (2,736,776 tuples, tail from 513) 79-95 s / 72-84 s (the machine was shared). A
+ * cap of 150,000 was faster at 10^7 (15.0 s) but at 10^8 it let in {33..256} as described.
  */
-#define FINE_BANDS 3
-#define BAND_STEP 1
-static inline int band_of(i64 n) {
-    int e = n <= 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(n - 1)); /* 2^(e-1) < n <= 2^e */
-    return e <= FINE_BANDS ? e : FINE_BANDS + (e - FINE_BANDS + BAND_STEP - 1) / BAND_STEP;
+#define FINE_BANDS 4  /* bands {1}, {2}, {3,4}, {5..8}, {9..16}: narrow (see NARROW), never in the tail */
+#define TAIL_POP 30000
+
+/* 0 for n = 1, else e with 2^(e-1) < n <= 2^e */
+static inline int doubling(i64 n) { return n <= 1 ? 0 : 64 - __builtin_clzll((unsigned long long)(n - 1)); }
+
+static inline int band_of(const St *s, i64 n) { return s->band_at[doubling(n)]; }
+
+static inline void band_range(const St *s, int b, i64 *lo, i64 *hi) {
+    *lo = s->band_lo[b];
+    *hi = s->band_hi[b];
 }
 
-static inline void band_range(int b, i64 *lo, i64 *hi) {
-    int e = b <= FINE_BANDS ? b : FINE_BANDS + BAND_STEP * (b - FINE_BANDS); /* the largest e of band b */
-    int e0 = b <= FINE_BANDS ? b : e - BAND_STEP + 1;                         /* the smallest */
-    *lo = b == 0 ? 1 : ((i64)1 << (e0 - 1)) + 1;
-    *hi = e > 62 ? INT64_MAX : (i64)1 << e; /* counts are below 2^63 */
+/* The bands for the live keys sorted[0..live): doublings up to the tail, see above. */
+static void band_partition(St *s, i64 live) {
+    i64 hist[64] = {0};
+    for (i64 i = 0; i < live; i++) hist[doubling(s->cnt[s->sorted[i]])]++;
+    int tail = 63;
+    for (i64 pop = hist[63]; tail > FINE_BANDS + 1 && pop + hist[tail - 1] < TAIL_POP; tail--) pop += hist[tail - 1];
+    for (int e = 0; e < 64; e++) {
+        int b = e < tail ? e : tail;
+        s->band_at[e] = (int8_t)b;
+        if (e <= tail) s->band_lo[b] = e == 0 ? 1 : ((i64)1 << (e - 1)) + 1;
+        s->band_hi[b] = e > 62 ? INT64_MAX : (i64)1 << e; /* counts are below 2^63 */
+    }
 }
 
 static i32 node_new(St *s, i32 parent, i32 value, i32 key) {
@@ -325,7 +349,7 @@ static void present(St *s, i64 c, int b, i64 key, i32 delta) {
 
 static int trie_insert(St *s, i64 key) {
     i64 c = s->cls[key];
-    int b = band_of(s->cnt[key]);
+    int b = band_of(s, s->cnt[key]);
     i32 *root = &s->roots[c * NBANDS + b];
     if (*root < 0 && (*root = node_new(s, -1, -1, INT32_MAX)) < 0) return -1;
     const i32 *y = s->kcodes + key * s->M;
@@ -355,7 +379,7 @@ static int trie_insert(St *s, i64 key) {
 
 static void trie_remove(St *s, i64 key) {
     i64 c = s->cls[key];
-    int b = band_of(s->cnt[key]);
+    int b = band_of(s, s->cnt[key]);
     present(s, c, b, key, -1);
     const i32 *path = s->path + key * s->M, root = s->roots[c * NBANDS + b];
     for (i64 d = 0; d < s->M; d++) __builtin_prefetch(&s->nodes[path[d]]);
@@ -408,7 +432,7 @@ static int tuple_add(St *s, i64 key, i64 p, i64 n, int into_trie) {
 /* Sort digit of key: its code + 1 at trie level `digit` >= 0, its band (-1) or its class (-2). */
 static inline i64 sort_digit(const St *s, i64 key, i64 digit) {
     if (digit >= 0) return (i64)s->kcodes[key * s->M + digit] + 1;
-    return digit == -1 ? band_of(s->cnt[key]) : s->cls[key];
+    return digit == -1 ? band_of(s, s->cnt[key]) : s->cls[key];
 }
 
 /* Stable counting sort of src[0..n) into dst by sort_digit, whose values lie in [0, nb). */
@@ -453,12 +477,13 @@ static int trie_layout(St *s) {
     if (s->vpres) memset(s->vpres, 0, sizeof(i32) * (size_t)(s->C * s->nbands * s->ventries));
     s->laid_out = live;
     s->inserted = 0;
+    band_partition(s, live);
     sort_live(s, live);
     sorted = s->sorted;
     for (i64 a = 0, b; a < live; a = b) {
         i64 c = s->cls[sorted[a]];
-        int band = band_of(s->cnt[sorted[a]]);
-        for (b = a; b < live && s->cls[sorted[b]] == c && band_of(s->cnt[sorted[b]]) == band; b++) {}
+        int band = band_of(s, s->cnt[sorted[a]]);
+        for (b = a; b < live && s->cls[sorted[b]] == c && band_of(s, s->cnt[sorted[b]]) == band; b++) {}
         i32 root = node_new(s, -1, -1, INT32_MAX);
         if (root < 0) return -1;
         s->roots[c * NBANDS + band] = root;
@@ -646,7 +671,9 @@ static void mar_bracket(const St *s, i64 j, i64 r, i64 N, i64 D, i64 wt, double 
  * f̃(m) = a_u(m) + g(m) with pair_cost's operations: a_u(m) = p̂ (L[N] - L[N-m]) depends on
  * the class and value alone, not on t, and changes only when a merge suppresses that value
  * (N changes), so mar_au keeps it per (class, slot) for m = 1..NARROW across searches: a
- * narrow band's bounds then read one short line per value instead of the log table at random.
+ * narrow band's bounds then read one or two lines per value instead of the log table at random.
+ * NARROW 16 rather than 8 (band {9..16} narrow too): 10^7 rows 17.0-17.9 s against 17.5-18.7 s
+ * (both with the tail, see band_partition); 32 gained nothing more.
  */
 #define NARROW (1 << FINE_BANDS)
 
@@ -1026,13 +1053,13 @@ static i64 best_partner(St *s, i64 t, double *gamma) {
     s->searches++;
     for (int b = 0; b < NBANDS; b++) {
         i64 pop = s->band_pop[q.c * NBANDS + b];
-        if (pop == 0 || (pop == 1 && band_of(q.n) == b)) continue;
+        if (pop == 0 || (pop == 1 && band_of(s, q.n) == b)) continue;
         if (pop * s->M <= s->ventries) {
             scan_band(s, &q, s->roots[q.c * NBANDS + b]);
             continue;
         }
         i64 lo, hi;
-        band_range(b, &lo, &hi);
+        band_range(s, b, &lo, &hi);
         band_bounds(s, &q, b, lo, hi);
         search_band(s, &q, s->roots[q.c * NBANDS + b]);
     }
@@ -1200,7 +1227,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
             i64 n = ((const i64 *)b_cnt.buf)[key];
             rows += n > 0 ? n : 0;
         }
-        s.nbands = band_of(rows) + 1;
+        s.nbands = doubling(rows) + 1;
     }
     /* Value presence pays where C x bands x values is small next to the tries (T x M nodes of 28
      * bytes); many classes times a near-unique QI would make it the largest block: then it is off. */
