@@ -127,7 +127,7 @@ class PostgresEngine:
         """COPY numpy columns of int64, bool or float64 (no NULLs) in PostgreSQL's binary format, the
         whole payload built by numpy, where the target columns are exactly BIGINT, BOOLEAN, DOUBLE
         PRECISION (checked first: binary COPY does not convert); False, having sent nothing, where not.
-        Row by row, 187,000 decisions of 17 columns took 0.7 s; so, a few milliseconds."""
+        Row by row, 187,000 decisions of 17 columns took 0.7 s; so, 0.12 s, most of it the server's."""
         arrays = list(frame.values())
         if not arrays or not all(isinstance(a, np.ndarray) and a.dtype in _BINARY for a in arrays):
             return False
@@ -142,11 +142,11 @@ class PostgresEngine:
         rows["n"] = len(arrays)
         for i, a in enumerate(arrays):
             rows[f"l{i}"], rows[f"v{i}"] = rows.dtype[f"v{i}"].itemsize, a
-        payload = b"PGCOPY\n\xff\r\n\0" + bytes(8) + rows.tobytes() + b"\xff\xff"  # header, rows, trailer
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN (FORMAT BINARY)"
-        try:
+        try:  # header, rows, trailer; the rows from numpy's buffer (one joined bytes copied those 28 MB twice: +0.04 s)
             with self._con.cursor() as cur, cur.copy(stmt) as copy:
-                copy.write(payload)
+                for part in (b"PGCOPY\n\xff\r\n\0" + bytes(8), rows.data.cast("B"), b"\xff\xff"):
+                    copy.write(part)
         except self._psycopg.Error as exc:
             raise DatabaseError(first_line(exc), stmt) from exc
         return True
