@@ -59,6 +59,7 @@ class QIClassCounts:
     values: list[np.ndarray]  # per QI j: code -> the value's exact text
     class_values: np.ndarray  # class code -> the label's exact text
     dictionaries: list[exp.Table]  # the value dictionaries (temporary tables) of each QI, then of the class
+    grouped: exp.Table | None = None  # the grouped relation S (y_1..y_m, c, n), when kept for further queries
 
     @property
     def domain_sizes(self) -> np.ndarray:
@@ -97,8 +98,10 @@ def _dictionary(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 
-#: The scratch tables of qi_class_counts: the grouped relation S and one dictionary per column.
+#: The scratch tables of qi_class_counts: the grouped relation S, the distinct values of its
+#: columns, and one dictionary per column.
 GROUPS_TABLE = "anonsql_qi_class_groups"
+VALUES_TABLE = "anonsql_column_values"
 DICTIONARY_TABLE = "anonsql_dictionary_{}"
 
 
@@ -123,47 +126,60 @@ def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: 
 
 
 def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str,
-                    coded_by: QIClassCounts | None = None) -> QIClassCounts:
+                    coded_by: QIClassCounts | None = None, keep: bool = False) -> QIClassCounts:
     """N(y, c) in one GROUP BY, coded in SQL by value dictionaries built once from the grouped
     relation and left behind as temporary tables (`dictionaries`) for a rewrite to code rows
     with; or coded by the dictionaries of another table's counts `coded_by` (a value they lack:
     code -2), whose labels are then this result's too (the same tables: not fetched again).
+    `keep` leaves the grouped relation itself behind too (`grouped`, for the caller to drop),
+    so that more figures of the table are read from it instead of from the rows again.
     The arrays are sorted by (class, y) for a canonical order."""
     comparable(table, [*qi, class_column])
     m, d = len(qi), engine.dialect
     groups = scratch_table(GROUPS_TABLE, d)
     tables = [scratch_table(DICTIONARY_TABLE.format(j), d) for j in range(m + 1)] if coded_by is None \
         else list(coded_by.dictionaries)
-    grouped = [*sql.columns([f"y_{j}" for j in range(m)], table="g"), sql.column("c", table="g")]
+    names = [*(f"y_{j}" for j in range(m)), "c"]  # S's columns (common/qi_class_groups.sql)
     engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
     engine.execute(*sql.render("common/qi_class_groups", d, groups=groups, tbl=table.expr, qi=sql.columns(qi),
                                cls=sql.column(class_column)))
     try:
-        values = [_value_dictionary(engine, groups, col, dictionary) for col, dictionary in zip(grouped, tables)] \
+        values = _value_dictionaries(engine, groups, names, tables) \
             if coded_by is None else [*coded_by.values, coded_by.class_values]
         tree = sql.template("common/qi_class_counts")
-        codes_sql = dictionary_codes(tree, grouped, tables)
+        codes_sql = dictionary_codes(tree, sql.columns(names, table="g"), tables)
         result = engine.fetch_columns(*sql.bind(tree, d, dict(groups=groups, code=codes_sql)))
     finally:
-        engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
+        if not keep:
+            engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
     codes = np.column_stack(result[:m]).astype(np.int32)
     classes = result[m].astype(np.int32)
     counts = result[m + 1].astype(np.int64)
     order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
-    return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables)
+    return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables,
+                         groups if keep else None)
 
 
-def _value_dictionary(engine: Engine, groups: exp.Table, col: exp.Column, dictionary: exp.Table) -> np.ndarray:
-    """Build the value dictionary of one column of the grouped relation (common/value_dictionary.sql)
-    and return its labels in code order."""
+def _value_dictionaries(engine: Engine, groups: exp.Table, names: Sequence[str], dictionaries: Sequence[exp.Table]
+                        ) -> list[np.ndarray]:
+    """Build the value dictionary of each column `names` of the grouped relation (common/value_dictionary.sql,
+    from its columns' distinct values, common/column_values.sql) and return their labels in code order."""
     d = engine.dialect
-    engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
-    engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=groups,
-                               col=exp.column(col.this.copy())))
-    analyze(engine, dictionary)
-    labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
-    out = np.empty(len(labels), dtype=object)
-    out[:] = [r[0] for r in labels]
+    values = scratch_table(VALUES_TABLE, d)
+    engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
+    engine.execute(*sql.render("common/column_values", d, values=values, groups=groups, col=sql.columns(names)))
+    out = []
+    try:
+        for name, dictionary in zip(names, dictionaries):
+            engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
+            engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=values,
+                                       col=sql.column(name)))
+            analyze(engine, dictionary)
+            labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
+            out.append(np.empty(len(labels), dtype=object))
+            out[-1][:] = [r[0] for r in labels]
+    finally:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
     return out
 
 

@@ -15,6 +15,7 @@ from anonsql.cli import main
 from anonsql.data.loading import write_frame
 from anonsql.errors import AnonsqlError, VerificationError
 from anonsql.kanon import job as kanon_job
+from anonsql.kanon.rewrite import SuppressionPlan
 
 from .conftest import table_rows
 
@@ -43,8 +44,8 @@ def test_copy_is_k_anonymous_and_source_untouched(db, engine, make_table):
     r = anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2")
     assert r.ok and r.out == "t2" and r.rows == 12 and r.qi_cells == 24
     assert {c.name: c.query for c in r.checks} == {
-        "k-anonymity": "common/violations_summary", "same rows": "common/row_count",
-        "same class counts": "common/class_counts", "only NULLs added": "common/attr_class_counts",
+        "k-anonymity": "kanon/violations_of_groups", "same rows": "common/qi_class_counts",
+        "same class counts": "common/qi_class_counts", "only NULLs added": "common/attr_class_counts",
         "suppressed cells as decided": "common/attr_class_counts",
         "non-QI columns unchanged": "common/multiset_difference"}
     assert any("column 'id' is unique in t2" in n and "--pseudonymize" in n for n in r.notes)  # a direct identifier
@@ -119,6 +120,31 @@ def test_failed_verification_rolls_everything_back(db, engine, make_table, monke
         assert code == 2 and err.count("\n") == 1
         assert err.startswith("anonsql kanon: error: verification failed, nothing was changed")
         assert table_rows(engine, "t") == before and catalog.find_table(engine, "t2") is None
+
+
+@pytest.mark.parametrize("columns", [["id", "zip", "sex", "cls"], ["zip", "sex", "cls"]], ids=["id", "class-only"])
+@pytest.mark.parametrize("corruption, failing", [
+    ("INSERT INTO t2 (zip, sex, cls) VALUES ('9', 'x', 'a')", {"k-anonymity", "same rows", "only NULLs added"}),
+    ("UPDATE t2 SET cls = 'c' WHERE cls = 'a'", {"same class counts", "non-QI columns unchanged"}),
+    ("DELETE FROM t2 WHERE cls = 'a'", {"same rows", "same class counts", "non-QI columns unchanged"}),
+])
+def test_a_corrupted_output_fails_the_checks_it_breaks(db, engine, make_table, monkeypatch, columns, corruption,
+                                                     failing):
+    """The checks read one recount of the WRITTEN table (its N(y, c) grouped in SQL): an output changed
+    after the write-back fails them, also where the class is the only non-QI column (its multiset
+    is then N(c), not a second query)."""
+    make_table("t", {c: TOY[c] for c in columns})
+    write = SuppressionPlan.execute
+
+    def write_then_corrupt(plan, engine_, key=None):
+        write(plan, engine_, key)
+        engine_.execute(corruption)
+
+    monkeypatch.setattr(SuppressionPlan, "execute", write_then_corrupt)
+    with pytest.raises(VerificationError) as err:
+        anonsql.k_anonymize(db, "t", "zip,sex", "cls", 2, out="t2")
+    assert failing <= {c.name for c in err.value.checks if not c.passed}
+    assert catalog.find_table(engine, "t2") is None
 
 
 def _statements(text):
@@ -235,7 +261,7 @@ def test_cli_report_and_exit_codes(db, make_table, tmp_path, capsys):
     code = main(["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2",
                  "--out", "t2", "--report", str(report), "--quiet"])
     out = capsys.readouterr().out
-    assert code == 0 and "2-anonymous" in out and "check: k-anonymity holds (sql/common/violations_summary.sql)" in out
+    assert code == 0 and "2-anonymous" in out and "check: k-anonymity holds (sql/kanon/violations_of_groups.sql)" in out
     assert "(KL divergence, eq. 7)" in out and "trade-off: mar keeps the class-conditional distributions" in out
     data = json.loads(report.read_text())
     for key in ("k", "cost", "alpha", "seed", "rows", "qi_cells", "suppressed_cells", "suppressed_ratio",

@@ -2,9 +2,14 @@
 
 The output must be k-anonymous, keep the source's row count and class counts N(c), and differ
 from the source only by cells turned NULL: for every attribute j, value x and class c,
-N_out(x, c) <= N_src(x, c) (on the N(x_j, c) tables counted before the run). With a copy, the
-non-QI columns are also compared with the source as multisets (one GROUP BY over both tables). None of
-this reuses the algorithm's code; each check is recorded on the report with the query file.
+N_out(x, c) <= N_src(x, c) (on the N(x_j, c) tables counted before the run). All of it is read
+from ONE recount of the written table, its N(y, c) grouped by SQL (anonsql.kanon.stats.output_counts)
+and coded with the source's dictionaries: the k-anonymity check groups that relation again by y
+in SQL, the rows and N(c) are its sums (each another pass over the rows before: 0.5 s of a
+10^6-row run on PostgreSQL). With a copy, the non-QI columns are also compared with the source
+as multisets (one GROUP BY over both tables; where the class is the only one, its multiset is
+N(c), compared already). None of this reuses the algorithm's code; each check is recorded on
+the report with the query file it reads.
 """
 
 from __future__ import annotations
@@ -17,30 +22,35 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..report import Report
-from ..stats import AttrClassCounts, class_counts
-from ..verify import k_anonymity
-from .stats import Statistics
+from ..stats import QIClassCounts
+from .stats import OutputCounts, Statistics, class_totals
 
 
 def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], class_column: str | None, k: int, *,
-                before: Statistics, out_attrs: AttrClassCounts, source: Table | None, decided_cells: int,
+                before: Statistics, out_attrs: OutputCounts, source: Table | None, decided_cells: int,
                 changed: Sequence[str] = ()) -> int:
     """Record every check on `report`; returns the newly NULL cells Σ_j,c N_out(⊥_j, c) - N_src(⊥_j, c).
     Without a class column (C = 1) the class counts are the row count, checked already; the
-    `changed` columns (dropped, pseudonymized) are left out of the comparison with the source."""
-    kanon = k_anonymity(engine, out, qi, k, show=0)
-    report.check("k-anonymity", kanon.ok, "common/violations_summary",
-                 "" if kanon.ok else f"{kanon.violating_groups} groups, {kanon.violating_rows} rows below k = {k}")
+    `changed` columns (dropped, pseudonymized) are left out of the comparison with the source.
+    Drops the grouped relation `out_attrs` left behind."""
+    coded, d = out_attrs.groups, engine.dialect
+    try:
+        text, params = sql.render("kanon/violations_of_groups", d, groups=coded.grouped,
+                                  y=sql.columns([f"y_{j}" for j in range(len(qi))]), k=k)
+        groups, below = engine.fetch_all(text, params)[0]
+    finally:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=coded.grouped))
+    report.check("k-anonymity", groups == 0, "kanon/violations_of_groups",
+                 "" if groups == 0 else f"{int(groups)} groups, {int(below)} rows below k = {k}")
 
-    text, params = sql.render("common/row_count", engine.dialect, tbl=out.expr)
-    rows, source_rows = int(engine.fetch_all(text, params)[0][0]), before.classes.total
-    report.check("same rows", rows == source_rows, "common/row_count",
+    rows, source_rows = int(coded.counts.sum()), before.classes.total
+    report.check("same rows", rows == source_rows, "common/qi_class_counts",
                  "" if rows == source_rows else f"{source_rows} -> {rows}")
 
+    moved = 0
     if class_column is not None:
-        classes = class_counts(engine, out, class_column)
-        same = _counts(classes.labels, classes.counts) == _counts(before.classes.labels, before.classes.counts)
-        report.check("same class counts", same, "common/class_counts", "" if same else "N(c) changed")
+        moved = _rows_moved(coded, before.classes.counts)
+        report.check("same class counts", moved == 0, "common/qi_class_counts", "" if moved == 0 else "N(c) changed")
 
     gained = []
     suppressed = 0
@@ -58,13 +68,20 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
 
     if source is not None:
         others = [c for c in source.column_names if c not in {*qi, *changed}]
-        text, params = sql.render("common/multiset_difference", engine.dialect, a=source.expr, b=out.expr,
-                                  col=sql.columns(others), side=sql.unused_ident("side", others))
-        differ = int(engine.fetch_all(text, params)[0][0])
-        report.check("non-QI columns unchanged", differ == 0, "common/multiset_difference",
+        if others == [class_column]:  # the class alone: its multiset is N(c), compared above (0.2 s at 10^6 rows)
+            differ, query = moved, "common/qi_class_counts"
+        else:
+            query = "common/multiset_difference"
+            text, params = sql.render(query, d, a=source.expr, b=out.expr, col=sql.columns(others),
+                                      side=sql.unused_ident("side", others))
+            differ = int(engine.fetch_all(text, params)[0][0])
+        report.check("non-QI columns unchanged", differ == 0, query,
                      "" if differ == 0 else f"{differ} rows differ outside the quasi-identifiers")
     return suppressed
 
 
-def _counts(values: np.ndarray, counts: np.ndarray) -> dict[object, int]:
-    return {v: int(n) for v, n in zip(values, counts)}
+def _rows_moved(coded: QIClassCounts, before: np.ndarray) -> int:
+    """Σ_c |N_out(c) - N_src(c)| over the class codes, plus the rows whose class the source lacks
+    (code -2) or that have none (-1): the rows of either table without a twin in the other by
+    class, as common/multiset_difference.sql counts them on the class column; 0 <=> the same N(c)."""
+    return int(np.abs(class_totals(coded, len(before)) - before).sum() + coded.counts[coded.classes < 0].sum())
