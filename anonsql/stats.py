@@ -20,6 +20,7 @@ from sqlglot import exp
 from . import sql
 from .catalog import Table, comparable
 from .engine import Engine
+from .ordering import lexicographic_order
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -155,7 +156,7 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
     codes = np.column_stack(result[:m]).astype(np.int32)
     classes = result[m].astype(np.int32)
     counts = result[m + 1].astype(np.int64)
-    order = np.lexsort(tuple(codes[:, j] for j in reversed(range(m))) + (classes,))
+    order = lexicographic_order([classes, *codes.T], [len(values[m]), *(len(v) for v in values[:m])])
     return QIClassCounts(list(qi), codes[order], classes[order], counts[order], values[:m], values[m], tables,
                          groups if keep else None)
 
