@@ -163,24 +163,28 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
 
 def _value_dictionaries(engine: Engine, groups: exp.Table, names: Sequence[str], dictionaries: Sequence[exp.Table]
                         ) -> list[np.ndarray]:
-    """Build the value dictionary of each column `names` of the grouped relation (common/value_dictionary.sql,
-    from its columns' distinct values, common/column_values.sql) and return their labels in code order."""
+    """Build the value dictionary of each column `names` of the grouped relation (common/value_dictionary.sql)
+    and return their labels in code order. Off DuckDB the dictionaries read the columns' distinct
+    values from one pass over S (common/column_values.sql; PostgreSQL, 10^6 rows: 0.23 -> 0.13 s);
+    DuckDB reads S itself, as fast at 10^7 rows and 12 ms faster on Adult than a GROUPING SETS first."""
     d = engine.dialect
-    values = scratch_table(VALUES_TABLE, d)
-    engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
-    engine.execute(*sql.render("common/column_values", d, values=values, groups=groups, col=sql.columns(names)))
+    values = None if d == "duckdb" else scratch_table(VALUES_TABLE, d)
+    if values is not None:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
+        engine.execute(*sql.render("common/column_values", d, values=values, groups=groups, col=sql.columns(names)))
     out = []
     try:
         for name, dictionary in zip(names, dictionaries):
             engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
-            engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary, tbl=values,
-                                       col=sql.column(name)))
+            engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary,
+                                       tbl=groups if values is None else values, col=sql.column(name)))
             analyze(engine, dictionary)
             labels = engine.fetch_all(*sql.render("common/dictionary_labels", d, dict=dictionary))
             out.append(np.empty(len(labels), dtype=object))
             out[-1][:] = [r[0] for r in labels]
     finally:
-        engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
+        if values is not None:
+            engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
     return out
 
 
