@@ -481,6 +481,26 @@ def test_compiled_loop_matches_reference_with_counts_in_every_band(cost):
     assert groups_are_k_anonymous(fast_run, classes, counts, 60)
 
 
+def test_search_started_from_a_tuple_of_its_own_band_still_gives_ties_to_the_smallest_key():
+    """_core.c starts the search for t* from the exact Γ of a tuple near t in t's own count band.
+    Here t = (0,0,⊥) (n = 2, band {2}) is the only violating tuple (k = 3; class 1's
+    twins of the other patterns keep them at N(y) >= 6); that start is s = (1,0,⊥) (n = 2),
+    Γ_ham = 2 + 2 = 4. Band {1} holds four tuples, enough to be searched by its bounds rather than
+    leaf by leaf, and w = (0,1,1) there ties: (2 + 1) + (0 + 1) = 4 with a smaller key. w must win,
+    met after s: neither the bound test (subtree bound 4 = best, smaller key below) nor the leaf
+    test may keep the first tuple found."""
+    rows = [((0, 0, None), 0, 2), ((1, 0, None), 0, 2),
+            ((0, 1, 1), 0, 1), ((1, 1, 0), 0, 1), ((1, 1, 1), 0, 1), ((1, 0, 1), 0, 1)]
+    rows += [(y, 1, 5) for y, _, _ in rows[1:]]
+    codes, classes, counts = table(rows)
+    sizes = [2, 2, 2]
+    r = anonymize(codes, classes, counts, sizes, k=3, cost="ham")
+    ref = anonymize(codes, classes, counts, sizes, k=3, cost="ham", reference=True)
+    assert r.iterations == 1 and r.gammas.tolist() == [4.0]
+    assert r.final_codes[:3].tolist() == [[0, -1, -1], [1, 0, -1], [0, -1, -1]]  # t merged with w, not s
+    assert np.array_equal(r.final_codes, ref.final_codes) and np.array_equal(r.gammas, ref.gammas)
+
+
 def _core_tail_start(counts, tail_pop=30_000, fine_bands=4):
     """_core.c band_partition: the smallest count of the tail band for these live counts."""
     doubling = np.where(counts <= 1, 0, np.ceil(np.log2(np.maximum(counts, 1))).astype(int))
