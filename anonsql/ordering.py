@@ -16,8 +16,8 @@ LOWEST = -2
 
 def lexicographic_order(keys: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
     """The stable permutation sorting rows by `keys` (the first key primary), key i holding
-    integers in [LOWEST, sizes[i]); np.lexsort's order (its keys reversed) whenever the packed
-    key would not fit in 63 bits."""
+    integers in [LOWEST, sizes[i]); np.lexsort's order (its keys reversed) where the product of
+    the radices reaches 2^62 (a margin below int64's 2^63 for that float product), or no key is given."""
     radices = [int(s) - LOWEST for s in sizes]
     if not keys or float(np.prod(np.asarray(radices, dtype=np.float64))) >= 2.0 ** 62:
         return np.lexsort(tuple(reversed(keys)))
