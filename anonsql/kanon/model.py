@@ -206,13 +206,13 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
     if k > n:
         raise ValueError(f"k = {k} exceeds the N = {n} records of the count table: no grouping reaches it")
 
-    order = lexicographic_order([*codes.T, classes], [*domain_sizes, int(classes.max()) + 1])
+    n_classes = int(classes.max()) + 1
+    order = lexicographic_order([*codes.T, classes], [*domain_sizes, n_classes])
     codes, classes, counts = codes[order], classes[order], counts[order]
     if n_tuples > 1:
         same = (codes[1:] == codes[:-1]).all(axis=1) & (classes[1:] == classes[:-1])
         if same.any():
             raise ValueError("rows (y, c) of the count table must be distinct")
-    n_classes = int(classes.max()) + 1
     if len(np.unique(classes)) != n_classes:
         raise ValueError("class codes must be 0..|C|-1 with every class present")
     attr = attribute_counts(codes, classes, counts, domain_sizes, n_classes)
