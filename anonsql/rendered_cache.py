@@ -1,11 +1,14 @@
 """Rendered SQL kept on disk between runs (issue 11: a fast start).
 
 `sql.render` generates a template's text once per (template, dialect, shape of the names bound)
-in a process; this file keeps those texts for the next process, which then neither parses nor
-generates them: ~25 ms of a ~0.5 s kanon run on Adult. An entry is named by a hash of the
-template's own text, the dialect and the shape; the file as a whole by a hash of the code that
-binds templates (anonsql/sql.py) and sqlglot's version. So an edited template, a changed binder
-or another sqlglot never reads a stale text: it misses and renders afresh.
+in a process, `sql.composed` a statement built in code once per (builder, dialect, shape of its
+parts); this file keeps those texts for the next process, which then neither parses nor
+generates them, and, where it binds only light names (sql.Name), never imports sqlglot. An
+entry is named by a hash of the template's own text (or the builder's name), the dialect and
+the shape, and a composed entry holds the hashes of the templates it was built from; the file
+as a whole is named (`salt`) by sqlglot's version file and anonsql's modules (sql._disk). So an
+edited template, a changed binder or composer, or another sqlglot never reads a stale text: it
+misses and renders afresh.
 
 The file is `rendered-sql.json` in $ANONSQL_CACHE_DIR, else $XDG_CACHE_HOME/anonsql, else
 ~/.cache/anonsql; ANONSQL_CACHE_DIR set to the empty string turns the cache off. It is only a
@@ -44,7 +47,8 @@ def cache_dir() -> Path | None:
 
 
 class RenderedCache:
-    """Rendered texts and their parameter names by entry key, loaded on first use, saved at exit."""
+    """Rendered texts with their parameter names (and, for a statement composed in code, the
+    hashes of the templates it was built from) by entry key; loaded on first use, saved at exit."""
 
     def __init__(self, directory: Path | None, salt: str):
         self.path = directory / FILE_NAME if directory is not None else None
@@ -57,20 +61,21 @@ class RenderedCache:
         """The entry of one template (its text) rendered for one dialect and names (`shape`)."""
         return hashlib.sha256(f"{template_text}\0{shape}".encode()).hexdigest()[:32]
 
-    def get(self, key: str) -> tuple[str, tuple[str, ...]] | None:
-        """(text, parameter names) of an entry, or None."""
+    def get(self, key: str) -> tuple[str, tuple[str, ...], dict[str, str]] | None:
+        """(text, parameter names, template hashes) of an entry, or None."""
         hit = self._load().get(key)
-        if not (isinstance(hit, list) and len(hit) == 2 and isinstance(hit[0], str) and isinstance(hit[1], list)):
+        if not (isinstance(hit, list) and len(hit) == 3 and isinstance(hit[0], str) and isinstance(hit[1], list)
+                and isinstance(hit[2], dict)):
             return None
-        return hit[0], tuple(hit[1])
+        return hit[0], tuple(hit[1]), hit[2]
 
-    def put(self, key: str, text: str, params: tuple[str, ...]) -> None:
+    def put(self, key: str, text: str, params: tuple[str, ...], sources: dict[str, str] | None = None) -> None:
         """Add an entry; the file is written once, when the process exits."""
         if self.path is None:
             return
         if not self._added:
             atexit.register(self.save)
-        self._added[key] = self._load()[key] = [text, list(params)]
+        self._added[key] = self._load()[key] = [text, list(params), dict(sources or {})]
 
     def save(self) -> None:
         """Write the entries added here over what the file holds now (another process may have

@@ -73,7 +73,7 @@ def test_non_qi_comparison_counts_rows_without_a_twin(engine, make_table, b, dif
     names = ["side", "SIDE_1", "d"]
     make_table("a", dict(zip(names, map(list, zip(("x", 1, None), ("y", 2, "z"), ("x", 1, None))))))
     make_table("b", dict(zip(names, map(list, zip(*b)))))
-    assert sql.unused_ident("side", names).this == "side_2"
+    assert sql.unused_ident("side", names).name == "side_2"
     text, params = sql.render("common/multiset_difference", engine.dialect, a=sql.TableName("a").expr,
                               b=sql.TableName("b").expr, col=sql.columns(names), side=sql.unused_ident("side", names))
     assert engine.fetch_all(text, params) == [(differ,)]
