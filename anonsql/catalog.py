@@ -12,11 +12,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
-from sqlglot import exp
-
 from . import sql
 from .engine import Engine
 from .errors import AnonsqlError, DatabaseError
+from .sql import exp  # sqlglot.expressions, imported on first use
 
 _KINDS = {
     "text": ("char", "text", "string", "varchar", "uuid", "enum"),
@@ -60,6 +59,11 @@ class Table:
     @property
     def expr(self) -> exp.Table:
         return sql.TableName(self.name, self.schema).expr
+
+    @property
+    def ref(self) -> sql.Name:
+        """`expr`, light (sql.Name): to bind where no tree is built."""
+        return sql.TableName(self.name, self.schema).ref
 
     @property
     def column_names(self) -> list[str]:
@@ -147,7 +151,7 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
     return ref, existing
 
 
-def drop_table(engine: Engine, table: exp.Table) -> None:
+def drop_table(engine: Engine, table: exp.Table | sql.Name) -> None:
     """Drop a table (the caller holds the transaction that makes it safe)."""
     engine.execute(*sql.render("common/drop_table", engine.dialect, tbl=table))
 
@@ -155,8 +159,8 @@ def drop_table(engine: Engine, table: exp.Table) -> None:
 def rename_table(engine: Engine, table: sql.TableName, to: str) -> sql.TableName:
     """Rename `table` to `to` in its own schema; returns the new name."""
     new = sql.TableName(to, table.schema)
-    target = new.expr if engine.dialect == "spark" else sql.TableName(to).expr  # Spark keeps the schema only if named
-    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=target))
+    target = new.ref if engine.dialect == "spark" else sql.TableName(to).ref  # Spark keeps the schema only if named
+    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.ref, new=target))
     return new
 
 
@@ -185,7 +189,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
     if engine.supports_transactions:
         for _, replaces in outputs:
             if replaces is not None:
-                drop_table(engine, replaces.expr)
+                drop_table(engine, replaces.ref)
         yield [out for out, _ in outputs]
         return
     stages = [sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema) for out, _ in outputs]
@@ -194,7 +198,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         yield stages
     except BaseException:
         for stage in stages:
-            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
         raise
     with committing():
         done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
@@ -210,15 +214,15 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         except BaseException:
             for out, aside, placed in reversed(done):
                 if placed:
-                    drop_table(engine, out.expr)
+                    drop_table(engine, out.ref)
                 if aside is not None:
                     rename_table(engine, aside, out.name)
             for stage in stages:
-                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
             raise
         for _, aside, _ in done:
             if aside is not None:
-                drop_table(engine, aside.expr)
+                drop_table(engine, aside.ref)
 
 
 def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:

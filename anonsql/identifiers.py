@@ -13,14 +13,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlglot import exp
-
 from . import sql
 from .catalog import Table
 from .engine import Engine
 from .errors import AnonsqlError
 from .files import read_text
 from .report import Progress, Report, silent
+from .sql import exp  # sqlglot.expressions, imported on first use
 
 #: A column outside the quasi-identifiers is reported as a direct identifier when its distinct
 #: non-NULL values make up at least this share of the rows (a patient id, an admission date).
@@ -41,14 +40,14 @@ def near_unique(engine: Engine, table: Table, columns: Sequence[str]) -> list[st
     a tenth of the rows costs a tenth of a scan."""
     if not columns:
         return []
-    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.expr))[0][0])
+    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.ref))[0][0])
     if rows < 2:
         return []
     sample = [int(v) for v in engine.fetch_all(*sql.render(
-        "common/sample_profile", engine.dialect, tbl=table.expr, col=sql.columns(columns), m=rows // 10 + 1))[0]]
+        "common/sample_profile", engine.dialect, tbl=table.ref, col=sql.ref_columns(columns), m=rows // 10 + 1))[0]]
     columns = [c for c, d in zip(columns, sample[1:]) if sample[0] - d <= rows - NEAR_UNIQUE * rows]
-    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.expr,
-                                                 col=sql.column(name)))[0][0]) for name in columns]
+    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.ref,
+                                                 col=sql.ref_column(name)))[0][0]) for name in columns]
     return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {table} ({d:,} distinct values "
             f"in {rows:,} rows) and is not a quasi-identifier: it names a row on its own (a direct identifier); "
             "drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
@@ -134,7 +133,7 @@ def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
                                "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
 
 
-def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+def apply(engine: Engine, table: exp.Table | sql.Name, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
           key: Key | None = None) -> None:
     """Drop columns of a written table and replace others by their keyed pseudonyms (the caller
     holds the transaction)."""

@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlglot import exp
-
 from . import sql
+from .sql import exp  # sqlglot.expressions, imported on first use
 
 #: The head of a Spark script: what it is for, since it cannot run as is.
 SPARK_NOTE = ("-- SPARK: a script to REVIEW, not to run as is: Spark SQL has no transactions and",
@@ -37,7 +36,8 @@ class Script:
         """A statement of the run (rendered with `sql.readable`)."""
         self.statements.append((comment, statement))
 
-    def rows(self, comment: str, table: exp.Table, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    def rows(self, comment: str, table: sql.Name | exp.Table, columns: Sequence[str],
+             rows: Sequence[Sequence[Any]]) -> None:
         """The decisions relation as one INSERT, a row per line, under the real column names."""
         if not rows:
             self.statements.append((comment + " (none: nothing changes)", ""))
@@ -45,7 +45,7 @@ class Script:
         cols = ", ".join(sql.ident(c).sql(self.dialect) for c in columns)
         lines = ",\n".join(
             "  " + exp.Tuple(expressions=[exp.convert(sql.plain(v)) for v in row]).sql(self.dialect) for row in rows)
-        self.statements.append((comment, f"INSERT INTO {table.sql(self.dialect)} ({cols}) VALUES\n{lines}"))
+        self.statements.append((comment, f"INSERT INTO {sql.node(table).sql(self.dialect)} ({cols}) VALUES\n{lines}"))
 
     def check(self, comment: str, query: str) -> None:
         """A verification query a reviewer runs after the script (the job runs the same check)."""

@@ -79,7 +79,7 @@ def quasi_identifiers(table: Table, qi: str | Sequence[str] | None) -> list[str]
 
 def rows(engine: Engine, table: Table) -> int:
     """The table's row count; an empty table is an error (nothing to anonymize or profile)."""
-    text, params = sql.render("common/row_count", engine.dialect, tbl=table.expr)
+    text, params = sql.render("common/row_count", engine.dialect, tbl=table.ref)
     n = int(engine.fetch_all(text, params)[0][0])
     if n == 0:
         raise AnonsqlError(f"table {table} is empty")
@@ -91,7 +91,7 @@ def class_column(engine: Engine, table: Table, name: str, qi: Sequence[str] = ()
     col = table.column(name).name
     if col in qi:
         raise AnonsqlError(f"class column '{col}' is also listed as a quasi-identifier")
-    text, params = sql.render("common/null_count", engine.dialect, tbl=table.expr, col=sql.column(col))
+    text, params = sql.render("common/null_count", engine.dialect, tbl=table.ref, col=sql.ref_column(col))
     nulls = int(engine.fetch_all(text, params)[0][0])
     if nulls:
         raise AnonsqlError(f"class column '{col}' has {nulls} NULL value(s); every row needs a class label")

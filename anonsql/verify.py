@@ -6,12 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlglot import exp
-
 from . import sql
 from .catalog import Table
 from .engine import Engine
 from .report import Report
+from .sql import exp  # sqlglot.expressions, imported on first use
 
 
 @dataclass(kw_only=True)

@@ -211,6 +211,36 @@ def test_a_kanon_run_on_duckdb_imports_neither_pandas_nor_arrow(tmp_path):
     assert out == ["0", "True"]
 
 
+def test_a_repeated_kanon_run_takes_every_statement_from_the_cache_and_never_imports_sqlglot(tmp_path):
+    """A fast start (issue 11): a run whose statements were rendered before (sql.render,
+    sql.composed, sql.name_text on light names) reads them from the rendered-SQL cache, so it
+    never imports sqlglot (~0.1 s), and writes the same table with the same report."""
+    import os
+    import subprocess
+    import sys
+
+    import duckdb
+
+    db = str(tmp_path / "t.duckdb")
+    with duckdb.connect(db) as con:
+        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS \"b c\", IF(i % 2 = 0, 'x', 'y') AS c "
+                    "FROM range(200) r(i)")
+    argv = ["kanon", "--db", db, "--table", "t", "--qi", "a,b c", "--class", "c", "--k", "5", "--replace", "--json"]
+    code = ("import contextlib, io, json, sys\nfrom anonsql.cli import main\nout = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out): code = main({argv!r})\n"
+            "report = json.loads(out.getvalue())\nreport.pop('seconds')\n"
+            "print(json.dumps([code, report, 'sqlglot' in sys.modules]))")
+    env = {**os.environ, "ANONSQL_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(3):  # the second run also drops the first one's output (--replace): one statement more
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        with duckdb.connect(db) as con:
+            runs.append((json.loads(done.stdout), con.execute('SELECT * FROM t_k5 ORDER BY ALL').fetchall()))
+    (cold, cold_rows), _, (warm, warm_rows) = runs
+    assert cold[0] == warm[0] == 0 and cold[1]["ok"] and cold[2] is True  # the first run rendered (sqlglot)
+    assert warm[2] is False and warm[1] == cold[1] and warm_rows == cold_rows
+
+
 def test_console_script_ends_at_once_yet_flushes_output_and_runs_exit_handlers(tmp_path):
     """The console script (`anonsql.cli:run`) skips the interpreter's teardown (issue 11: a
     fast start) but still owes what shutdown does: the whole JSON on stdout, the exit code of

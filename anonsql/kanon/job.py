@@ -157,7 +157,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                            alpha=alpha, seed=seed, progress=loop_progress if progress else None)
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
     # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
-    plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, source.column_names,
+    plan = suppression_plan(source.ref, target.ref, groups, cls, result.final_codes, source.column_names,
                             copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,
                             pseudonymize=() if in_place else pseudonymize)
     report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.rows)
@@ -179,10 +179,10 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     # the output is created under staged_output's name (Spark: a staging table, renamed once verified)
     with engine.transaction(), staged_output(engine, target, replaced) as staged:
         with report.timed("rewrite"):
-            plan = replace_dc(plan, out=staged.expr)
+            plan = replace_dc(plan, out=staged.ref)
             plan.execute(engine, key)
             if in_place:
-                identifiers.apply(engine, staged.expr, drop=drop, pseudonymize=pseudonymize, key=key)
+                identifiers.apply(engine, staged.ref, drop=drop, pseudonymize=pseudonymize, key=key)
             if changes_table is not None:
                 _write_changes(engine, changes_table, plan.changes())
         say(f"rewrite: {len(plan.rows):,} groups changed ({report.seconds['rewrite']:.2f} s)")
@@ -199,7 +199,8 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         if not report.ok:
             raise VerificationError(report.checks)  # the dictionaries are left to the session (or the next run)
     drop_dictionaries(engine, groups.dictionaries)
-    identifiers.warn(engine, report, get_table(engine, target), [*qi, *pseudonymize], say)  # under its final name
+    final = written if staged == target else get_table(engine, target)  # under its final name (Spark renames)
+    identifiers.warn(engine, report, final, [*qi, *pseudonymize], say)
     say(f"verify: k-anonymous, rows and classes kept, only NULLs added ({report.seconds['verify']:.2f} s)")
     _set_suppressed(report, suppressed)
     report.suppressed_by_column = {name: int(out_attrs.null_counts[j].sum() - before.attrs.null_counts[j].sum())
@@ -244,9 +245,9 @@ def _changes_table(engine: Engine, changes: str | None, source: Table, target: s
 def _write_changes(engine: Engine, table: sql.TableName, frame: dict[str, np.ndarray]) -> None:
     """The private changes relation (sql/kanon/create_changes.sql), in the run's transaction."""
     d = engine.dialect
-    engine.execute(*sql.render("kanon/create_changes", d, changes=table.expr))
+    engine.execute(*sql.render("kanon/create_changes", d, changes=table.ref))
     if len(frame["group_id"]):
-        engine.insert_rows(table.expr.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame), frame)
+        engine.insert_rows(sql.name_text(table.ref, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlglot import exp
 
 from .. import identifiers, sql
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..rewrite import Script
+from ..sql import exp  # sqlglot.expressions, imported on first use
 from ..stats import NULL_CODE, QIClassCounts, analyze, dictionary_codes, scratch_table
 
 DECISIONS_TABLE = "anonsql_suppression_decisions"  # the codes; in a script, the readable values
@@ -39,15 +39,15 @@ CODES_TABLE = "anonsql_suppression_codes"  # a script's decisions, coded
 class SuppressionPlan:
     """Turn cells NULL group by group: rows of group g lose the QIs where `suppress[g]`."""
 
-    source: exp.Table
-    out: exp.Table  # == source for an in-place run
+    source: sql.Name
+    out: sql.Name  # == source for an in-place run
     qi: list[str]
     class_column: str
     codes: np.ndarray  # (G, M+1) dictionary codes of the changed groups: y_1..y_m, then c (-1 = ⊥)
     labels: list[np.ndarray]  # per QI, then the class: code -> the value's exact text
     suppress: np.ndarray  # (G, M) bool
     rows: np.ndarray  # (G,) N(y, c): the rows of each group
-    dictionaries: list[exp.Table]  # the value dictionaries of the statistics, QIs then class
+    dictionaries: list[sql.Name]  # the value dictionaries of the statistics, QIs then class
     columns: list[str]  # the source's columns, in order
     copy: bool = True
     one_class: bool = False  # no --class: class_column names the constant label of sql/kanon/one_class.sql
@@ -68,15 +68,13 @@ class SuppressionPlan:
         return names
 
     def _class(self, table: str | None = None) -> exp.Expr:
-        """The class of a row: its column, or the one constant label of a run without --class."""
-        return sql.fragment("kanon/one_class") if self.one_class else sql.column(self.class_column, table)
+        return _class_of(self.class_column, self.one_class, table)
 
     def _values(self, table: str) -> list[exp.Expr]:
-        """The coded columns of a row: its QIs, then its class."""
-        return [*sql.columns(self.qi, table=table), self._class(table)]
+        return _row_values(self.qi, self.class_column, self.one_class, table)
 
     def _code_names(self) -> list[str]:
-        return [f"y_{j}" for j in range(len(self.qi) + 1)]
+        return _code_names(self.qi)
 
     def _flag_names(self) -> list[str]:
         return [f"s_{j}" for j in range(len(self.qi))]
@@ -107,11 +105,11 @@ class SuppressionPlan:
         decisions = scratch_table(DECISIONS_TABLE, d)
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions,
-                                   code=[sql.ident(c) for c in self._code_names()],
-                                   flag=[sql.ident(f) for f in self._flag_names()]))
+                                   code=[sql.ref_ident(c) for c in self._code_names()],
+                                   flag=[sql.ref_ident(f) for f in self._flag_names()]))
         frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
-        engine.insert_rows(decisions.sql(d), ", ".join(sql.ident(c).sql(d) for c in frame), frame)
+        engine.insert_rows(sql.name_text(decisions, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
         if d == "postgres":
             engine.fetch_all(*sql.render("kanon/decisions_sample", d))
             engine.fetch_all(*sql.render("kanon/hash_join", d))
@@ -122,57 +120,28 @@ class SuppressionPlan:
         engine.execute(*self._apply(d, decisions, self._flag_names(), pads))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
 
-    def _apply(self, dialect: str, decisions: exp.Table, flags: list[str], pads: dict[str, Any], *,
+    def _apply(self, dialect: str, decisions: sql.Name, flags: list[str], pads: dict[str, Any], *,
                inline: bool = False) -> tuple[str, dict[str, Any]]:
-        """The write-back statement: sql/kanon/create_suppressed.sql for a copy (the decisions and
-        dictionaries broadcast on Spark: a hint, set on the tree, templates being DuckDB's),
-        sql/kanon/apply_suppression.sql in place; rows matched to the decisions by value, or by
-        dictionary code in a column where a decision names ⊥;
-        `flags` name the decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the
-        padded keys of identifiers.Key, or placeholders in a script)."""
+        """The write-back statement (`_write_back`) of this plan: composed and cached by sql.composed,
+        or with `inline` pretty-printed with its values written out, for a script. `flags` name the
+        decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the padded keys of
+        identifiers.Key, or placeholders in a script)."""
         # PostgreSQL matches a row by value (each dictionary lookup there is a hash join of every row,
         # ~150 ms per 10^6 rows and column), save in a column where some decision names ⊥ (code -1:
         # NULL = NULL is never true); in a column matched by value a NULL or a value the statistics
         # never saw matches no decision, as its code (-1, -2) would not. DuckDB codes the rows
         # faster than it hashes their values; Spark broadcasts the dictionaries.
-        values, names = self._values("t"), self._code_names()
-        by_code = [j for j in range(len(values)) if dialect != "postgres" or (self.codes[:, j] == NULL_CODE).any()]
-        by_value = [j for j in range(len(values)) if j not in by_code]
-        if self.copy:
-            tree = sql.template("kanon/create_suppressed")
-            query = tree.expression  # the SELECT of the CREATE
-            if dialect == "spark":
-                query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
-                    exp.to_table(a) for a in ["x", *(f"d_{i}" for i in range(len(by_code)))]])]))
-            flag = dict(zip(self.qi, flags))
-            item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="x"), exp.null()).else_(sql.column(c, "t")),
-                               sql.ident(c)) if c in flag
-                    else exp.alias_(identifiers.pseudonym(dialect, sql.column(c, "t")), sql.ident(c))
-                    if c in self.pseudonymize else sql.column(c, "t") for c in self.columns if c not in self.drop]
-            binds: dict[str, Any] = dict(out=self.out, src=self.source, item=item, **pads)
-        else:
-            if dialect not in ("duckdb", "postgres"):
-                raise AnonsqlError(f"--in-place is not available on {dialect}")
-            tree = sql.template("kanon/apply_suppression")
-            query = next(tree.find_all(exp.Subquery)).this  # the changed rows c
-            row_id = sql.fragment("kanon/row_id_postgres" if dialect == "postgres" else "kanon/row_id")
-            binds = dict(out=self.out, qi=sql.columns(self.qi), flag=[sql.ident(f) for f in flags], row_id=row_id)
-        own = query.args.get("joins") or []  # the template's join of the decisions goes after the dictionaries
-        query.set("joins", [])
-        codes = dictionary_codes(query, [values[j] for j in by_code], [self.dictionaries[j] for j in by_code])
-        query.set("joins", [*query.args["joins"], *own])
-        if by_value:  # the decisions as sql/kanon/decision_values.sql: their codes and those columns' values
-            decided = sql.template("kanon/decision_values")
-            for j in by_value:
-                alias = f"e_{j}"
-                decided.append("joins", exp.Join(this=exp.alias_(self.dictionaries[j].copy(), alias, table=True),
-                                                 side="LEFT", on=exp.EQ(this=exp.column("code", alias),
-                                                                        expression=exp.column(names[j], "x"))))
-            own[0].set("this", exp.Subquery(this=decided, alias=exp.TableAlias(this=exp.to_identifier("x"))))
-            binds["value"] = [exp.alias_(exp.column("value", f"e_{j}"), f"v_{j}") for j in by_value]
-        match = exp.and_(*(exp.EQ(this=code, expression=exp.column(names[j], "x")) for code, j in zip(codes, by_code)),
-                         *(exp.EQ(this=values[j].copy(), expression=exp.column(f"v_{j}", "x")) for j in by_value))
-        return sql.bind(tree, dialect, dict(binds, decisions=decisions, match=match), inline=inline)
+        by_code = [j for j in range(len(self.qi) + 1) if dialect != "postgres" or (self.codes[:, j] == NULL_CODE).any()]
+        if not self.copy and dialect not in ("duckdb", "postgres"):
+            raise AnonsqlError(f"--in-place is not available on {dialect}")
+        parts: dict[str, Any] = dict(sql_dialect=dialect, copy=self.copy, source=self.source, out=self.out, qi=self.qi,
+                     class_column=self.class_column, one_class=self.one_class, columns=self.columns,
+                     drop=list(self.drop), pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries,
+                     decisions=decisions, flags=flags, by_code=by_code)
+        if not inline:
+            return sql.composed(_write_back, dialect, values=pads, **parts)
+        tree, binds = _write_back(**parts)
+        return sql.bind(tree, dialect, {**pads, **binds}, inline=True)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
                replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:
@@ -220,7 +189,67 @@ class SuppressionPlan:
         return script.text()
 
 
-def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
+def _class_of(class_column: str, one_class: bool, table: str | None = None) -> exp.Expr:
+    """The class of a row: its column, or the one constant label of a run without --class."""
+    return sql.fragment("kanon/one_class") if one_class else sql.column(class_column, table)
+
+
+def _row_values(qi: Sequence[str], class_column: str, one_class: bool, table: str) -> list[exp.Expr]:
+    """The coded columns of a row: its QIs, then its class."""
+    return [*sql.columns(qi, table=table), _class_of(class_column, one_class, table)]
+
+
+def _code_names(qi: Sequence[str]) -> list[str]:
+    return [f"y_{j}" for j in range(len(qi) + 1)]
+
+
+def _write_back(*, sql_dialect: str, copy: bool, source: sql.Name, out: sql.Name, qi: list[str], class_column: str,
+                one_class: bool, columns: list[str], drop: list[str], pseudonymize: list[str],
+                dictionaries: list[sql.Name], decisions: sql.Name, flags: list[str], by_code: list[int]
+                ) -> tuple[exp.Expr, dict[str, Any]]:
+    """The write-back statement as a tree and its bindings (SuppressionPlan._apply): sql/kanon/
+    create_suppressed.sql for a copy (the decisions and dictionaries broadcast on Spark: a hint,
+    set on the tree, templates being DuckDB's), sql/kanon/apply_suppression.sql in place. A row
+    is matched to its decision by the dictionary code of each column in `by_code`, by value in
+    the others (the decisions' codes turned into values: sql/kanon/decision_values.sql)."""
+    values, names = _row_values(qi, class_column, one_class, "t"), _code_names(qi)
+    by_value = [j for j in range(len(values)) if j not in by_code]
+    if copy:
+        tree = sql.template("kanon/create_suppressed")
+        query = tree.expression  # the SELECT of the CREATE
+        if sql_dialect == "spark":
+            query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
+                exp.to_table(a) for a in ["x", *(f"d_{i}" for i in range(len(by_code)))]])]))
+        flag = dict(zip(qi, flags))
+        item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="x"), exp.null()).else_(sql.column(c, "t")),
+                           sql.ident(c)) if c in flag
+                else exp.alias_(identifiers.pseudonym(sql_dialect, sql.column(c, "t")), sql.ident(c))
+                if c in pseudonymize else sql.column(c, "t") for c in columns if c not in drop]
+        binds: dict[str, Any] = dict(out=out, src=source, item=item)
+    else:
+        tree = sql.template("kanon/apply_suppression")
+        query = next(tree.find_all(exp.Subquery)).this  # the changed rows c
+        row_id = sql.fragment("kanon/row_id_postgres" if sql_dialect == "postgres" else "kanon/row_id")
+        binds = dict(out=out, qi=sql.columns(qi), flag=[sql.ident(f) for f in flags], row_id=row_id)
+    own = query.args.get("joins") or []  # the template's join of the decisions goes after the dictionaries
+    query.set("joins", [])
+    codes = dictionary_codes(query, [values[j] for j in by_code], [dictionaries[j] for j in by_code])
+    query.set("joins", [*query.args["joins"], *own])
+    if by_value:  # the decisions as sql/kanon/decision_values.sql: their codes and those columns' values
+        decided = sql.template("kanon/decision_values")
+        for j in by_value:
+            alias = f"e_{j}"
+            decided.append("joins", exp.Join(this=exp.alias_(dictionaries[j].node(), alias, table=True),
+                                             side="LEFT", on=exp.EQ(this=exp.column("code", alias),
+                                                                    expression=exp.column(names[j], "x"))))
+        own[0].set("this", exp.Subquery(this=decided, alias=exp.TableAlias(this=exp.to_identifier("x"))))
+        binds["value"] = [exp.alias_(exp.column("value", f"e_{j}"), f"v_{j}") for j in by_value]
+    match = exp.and_(*(exp.EQ(this=code, expression=exp.column(names[j], "x")) for code, j in zip(codes, by_code)),
+                     *(exp.EQ(this=values[j].copy(), expression=exp.column(f"v_{j}", "x")) for j in by_value))
+    return tree, dict(binds, decisions=decisions, match=match)
+
+
+def suppression_plan(source: sql.Name, out: sql.Name, groups: QIClassCounts, class_column: str,
                      final_codes: np.ndarray, columns: Sequence[str], *, copy: bool, one_class: bool = False,
                      drop: Sequence[str] = (), pseudonymize: Sequence[str] = ()) -> SuppressionPlan:
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
