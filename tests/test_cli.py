@@ -241,6 +241,28 @@ def test_a_repeated_kanon_run_takes_every_statement_from_the_cache_and_never_imp
     assert warm[2] is False and warm[1] == cold[1] and warm_rows == cold_rows
 
 
+def test_a_repeated_check_never_imports_sqlglot(tmp_path):
+    """`anonsql check` binds light names too: its second run reads every statement from the cache."""
+    import os
+    import subprocess
+    import sys
+
+    import duckdb
+
+    db = str(tmp_path / "t.duckdb")
+    with duckdb.connect(db) as con:
+        con.execute("CREATE TABLE t AS SELECT i % 7 AS a, i % 3 AS \"b c\" FROM range(50) r(i)")
+    argv = ["check", "--db", db, "--table", "t", "--qi", "a,b c", "--k", "5", "--json"]
+    code = ("import contextlib, io, json, sys\nfrom anonsql.cli import main\nout = io.StringIO()\n"
+            f"with contextlib.redirect_stdout(out): code = main({argv!r})\n"
+            "print(json.dumps([code, json.loads(out.getvalue()), 'sqlglot' in sys.modules]))")
+    env = {**os.environ, "ANONSQL_CACHE_DIR": str(tmp_path / "cache")}
+    cold, warm = (json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                            check=True, env=env).stdout) for _ in range(2))
+    assert cold[0] == warm[0] == 1 and cold[2] is True  # 50 rows over 21 groups: not 5-anonymous, exit 1
+    assert warm[2] is False and warm[1] == cold[1] and warm[1]["violating_groups"] > 0
+
+
 def test_console_script_ends_at_once_yet_flushes_output_and_runs_exit_handlers(tmp_path):
     """The console script (`anonsql.cli:run`) skips the interpreter's teardown (issue 11: a
     fast start) but still owes what shutdown does: the whole JSON on stdout, the exit code of
