@@ -64,10 +64,11 @@ typedef struct {
     i32 val, first, next, minkey, size;
 } Node;
 
-/* A child met while expanding a trie node: its bound and the partial sums down to it. */
+/* An entry of the search's stack: a child met while expanding a trie node at depth - 1, its
+ * bound and the partial sums down to it (ph only for the hybrid cost). */
 typedef struct Kid {
     double bound, pm, ph, pe;
-    i32 node, minkey;
+    i32 node, minkey, depth;
 } Kid;
 
 typedef struct {
@@ -135,12 +136,8 @@ typedef struct {
     i64 *au_n;          /* C x ventries: the N(v,c) au was computed for (0: never); NULL: au is scratch */
     i64 *ststamp, searches;
     i64 evaluations;    /* exact Γ evaluations at leaves (the work pruning saves) */
-    i32 *stk_node;
-    i64 *stk_depth;
-    double *stk_pm, *stk_ph, *stk_pe, *stk_bound;
+    struct Kid *stk;    /* the search's stack */
     i64 stk_cap;
-    struct Kid *kids;
-    i64 kid_cap;
 } St;
 
 /* ---------- counts and costs ---------------------------------------------------------- */
@@ -275,6 +272,11 @@ static void refresh(St *s, i64 p) {
  * s; the benchmark's 10^7 Adult-like rows (794,022 tuples, tail from 65) 18.7-19.1 s / 15.6-15.7
  * s; 10^8 rows (2,736,776 tuples, tail from 513) 79-95 s / 72-84 s (the machine was shared). A
  * cap of 150,000 was faster at 10^7 (15.0 s) but at 10^8 it let in {33..256} as described.
+ * Likewise {2} and {3,4} are one band {2..4} while fewer than TAIL_POP live tuples lie in it (one
+ * band_bounds pass less per search): Adult k=10 0.090 -> 0.086 s. Merged throughout, it made 10^8
+ * rows slower (63-66 s against 60-63 s: {2..4} then holds millions of tuples, and its looser
+ * bounds cost more than the pass; merged only while small, 10^7 rows 12.2 s as before, 10^8 rows
+ * 56.7 s); {1,2} as one band made Adult 0.146 s, {5..16} and {2..8} gained nothing.
  */
 #define FINE_BANDS 4  /* bands {1}, {2}, {3,4}, {5..8}, {9..16}: narrow (see NARROW), never in the tail */
 #define TAIL_POP 30000
@@ -289,16 +291,18 @@ static inline void band_range(const St *s, int b, i64 *lo, i64 *hi) {
     *hi = s->band_hi[b];
 }
 
-/* The bands for the live keys sorted[0..live): doublings up to the tail, see above. */
+/* The bands for the live keys sorted[0..live): doublings up to the tail, {2..4} merged while
+ * small, see above. Band numbers stay doublings (a merged {3,4} leaves band 2 empty). */
 static void band_partition(St *s, i64 live) {
     i64 hist[64] = {0};
     for (i64 i = 0; i < live; i++) hist[doubling(s->cnt[s->sorted[i]])]++;
     int tail = 63;
     for (i64 pop = hist[63]; tail > FINE_BANDS + 1 && pop + hist[tail - 1] < TAIL_POP; tail--) pop += hist[tail - 1];
+    const int merge = hist[1] + hist[2] < TAIL_POP; /* {3,4} joins {2}; tail > FINE_BANDS + 1 > 2 */
     for (int e = 0; e < 64; e++) {
-        int b = e < tail ? e : tail;
+        int b = e == 2 && merge ? 1 : e < tail ? e : tail;
         s->band_at[e] = (int8_t)b;
-        if (e <= tail) s->band_lo[b] = e == 0 ? 1 : ((i64)1 << (e - 1)) + 1;
+        if (e <= tail && b == e) s->band_lo[b] = e == 0 ? 1 : ((i64)1 << (e - 1)) + 1;
         s->band_hi[b] = e > 62 ? INT64_MAX : (i64)1 << e; /* counts are below 2^63 */
     }
 }
@@ -876,28 +880,32 @@ static inline int kid_before(const Kid *a, const Kid *b) {
     return a->bound < b->bound || (a->bound == b->bound && a->minkey < b->minkey);
 }
 
-static int kid_cmp(const void *a, const void *b) {
-    return kid_before(a, b) ? -1 : kid_before(b, a) ? 1 : 0;
+static int kid_cmp_desc(const void *a, const void *b) {
+    return kid_before(b, a) ? -1 : kid_before(a, b) ? 1 : 0;
 }
 
 /*
- * Children in ascending bound, so the depth-first search meets good leaves first. Up to 64
+ * Children in descending bound, in place on the stack, so the depth-first search pops the
+ * smallest first and meets good leaves first. (bound, minkey) differ between siblings (disjoint
+ * subtrees have different smallest keys), so the order is the same whatever the sort. Up to 64
  * children an insertion sort beats qsort's callbacks: a band's root, expanded before any leaf
- * is met, sorts every value of the first level (41 on Adult) once per search.
+ * is met, sorts every value of the first level (41 on Adult) once per search. Most calls sort
+ * 0-2 kids, so it is inlined and shifts one kid at a time (a fixed-size copy, no memmove call):
+ * Adult k=10 0.097 -> 0.094 s.
  */
-static void sort_kids(Kid *kids, i64 m) {
+static inline void sort_kids(Kid *kids, i64 m) {
     if (m > 64) {
-        qsort(kids, (size_t)m, sizeof(Kid), kid_cmp);
+        qsort(kids, (size_t)m, sizeof(Kid), kid_cmp_desc);
         return;
     }
-    /* insertion sort (stable: a kid moves only before strictly greater ones); the kids it passes
-       move in one memmove, where a 40-byte struct copy per step compiled to a slow `rep movs` */
-    for (i64 i = 1; i < m; i++) {
-        if (!kid_before(&kids[i], &kids[i - 1])) continue;
+    for (i64 i = 1; i < m; i++) { /* insertion sort */
+        if (!kid_before(&kids[i - 1], &kids[i])) continue;
         Kid cur = kids[i];
-        i64 j = i - 1;
-        while (j > 0 && kid_before(&cur, &kids[j - 1])) j--;
-        memmove(&kids[j + 1], &kids[j], (size_t)(i - j) * sizeof(Kid));
+        i64 j = i;
+        do {
+            memcpy(&kids[j], &kids[j - 1], sizeof(Kid));
+            j--;
+        } while (j > 0 && kid_before(&kids[j - 1], &cur));
         kids[j] = cur;
     }
 }
@@ -925,20 +933,15 @@ static inline void leaf(St *s, Search *q, i64 key) {
  * operations on the same numbers as one generic loop: the same bounds.
  */
 static inline __attribute__((always_inline)) void search_band_as(St *s, Search *q, i32 root, const int cost) {
-    i64 top = 0;
-    s->stk_node[0] = root;
-    s->stk_depth[0] = 0;
-    s->stk_pm[0] = 0.0;
-    s->stk_ph[0] = 0.0;
-    s->stk_pe[0] = 0.0;
-    s->stk_bound[0] = -INFINITY;
-    top = 1;
+    Kid *stk = s->stk;
+    stk[0] = (Kid){.bound = -INFINITY, .node = root, .minkey = s->nodes[root].minkey};
+    i64 top = 1;
     while (top > 0) {
         top--;
-        i32 x = s->stk_node[top];
-        i64 d = s->stk_depth[top];
-        double pm = s->stk_pm[top], ph = s->stk_ph[top], pe = s->stk_pe[top];
-        if (hopeless(q, s->stk_bound[top], s->nodes[x].minkey)) continue; /* best improved since the push */
+        i32 x = stk[top].node;
+        i64 d = stk[top].depth;
+        double pm = stk[top].pm, ph = stk[top].ph, pe = stk[top].pe;
+        if (hopeless(q, stk[top].bound, stk[top].minkey)) continue; /* best improved since the push */
         if (d == s->M) { /* a leaf */
             leaf(s, q, s->nodes[x].first);
             continue;
@@ -967,15 +970,31 @@ static inline __attribute__((always_inline)) void search_band_as(St *s, Search *
         const Search near = {.best = q->best, .best_key = q->best_key};
         const Node *nodes = s->nodes;
         const int inner = d + 1 < s->M;
+        /* Every child is written straight onto the stack and kept (m advanced) unless hopeless, a
+           test written without branches (hopeless() as bit operations): a child's fate is hard to
+           predict (3 in 4 fall), a mispredicted branch cost more than the stores. The kids are
+           then sorted in place: no copy from a scratch list. Adult k=10 0.105 -> 0.099 s. */
+        Kid *kids = stk + top;
         i64 m = 0;
         for (i32 ch = nodes[x].first; ch >= 0; ch = nodes[ch].next) {
             const Node *nd = &nodes[ch];
             i64 e = (i64)nd->val + 1;
-            double cm = pm + bm[e], chh = ph + bh[e], ce = pe + be[e];
+            double cm = pm + bm[e], chh = cost == COST_HYBRID ? ph + bh[e] : 0.0, ce = pe + be[e];
             double b = bound_of(cost, cm, chh, ce, sufm, sufe, err0, prior);
-            if (hopeless(&near, b, nd->minkey)) continue;
-            if (inner) { /* expanded soon: a chain reads its tuple's codes, a node its children;
-                            both ends, as a tuple's codes or a node may straddle two cache lines */
+            Kid *kid = &kids[m];
+            kid->node = ch;
+            kid->minkey = nd->minkey;
+            kid->bound = b;
+            kid->pm = cm;
+            kid->ph = chh;
+            kid->pe = ce;
+            kid->depth = (i32)d + 1;
+            m += !((b > near.best) | ((b == near.best) & (nd->minkey > near.best_key)));
+        }
+        if (inner) /* expanded soon: a chain reads its tuple's codes, a node its children;
+                      both ends, as a tuple's codes or a node may straddle two cache lines */
+            for (i64 i = 0; i < m; i++) {
+                const Node *nd = &nodes[kids[i].node];
                 if (nd->size == 1) {
                     __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M]);
                     __builtin_prefetch(&s->kcodes[(i64)nd->minkey * s->M + s->M - 1]);
@@ -984,24 +1003,8 @@ static inline __attribute__((always_inline)) void search_band_as(St *s, Search *
                     __builtin_prefetch(&nodes[nd->first].size);
                 }
             }
-            Kid *kid = &s->kids[m++];
-            kid->node = ch;
-            kid->minkey = nd->minkey;
-            kid->bound = b;
-            kid->pm = cm;
-            kid->ph = chh;
-            kid->pe = ce;
-        }
-        sort_kids(s->kids, m);
-        for (i64 i = m - 1; i >= 0; i--) { /* smallest bound on top of the stack */
-            s->stk_node[top] = s->kids[i].node;
-            s->stk_depth[top] = d + 1;
-            s->stk_pm[top] = s->kids[i].pm;
-            s->stk_ph[top] = s->kids[i].ph;
-            s->stk_pe[top] = s->kids[i].pe;
-            s->stk_bound[top] = s->kids[i].bound;
-            top++;
-        }
+        sort_kids(kids, m);
+        top += m;
     }
 }
 
@@ -1024,18 +1027,19 @@ static void search_band(St *s, Search *q, i32 root) {
  */
 static void scan_band(St *s, Search *q, i32 root) {
     i64 top = 0;
-    s->stk_node[top] = root;
-    s->stk_depth[top++] = 0;
+    Kid *stk = s->stk;
+    stk[top].node = root;
+    stk[top++].depth = 0;
     while (top > 0) {
         top--;
-        i32 x = s->stk_node[top];
-        i64 d = s->stk_depth[top];
+        i32 x = stk[top].node;
+        i64 d = stk[top].depth;
         if (d == s->M) leaf(s, q, s->nodes[x].first);
         else if (s->nodes[x].size == 1) leaf(s, q, s->nodes[x].minkey);
         else
             for (i32 ch = s->nodes[x].first; ch >= 0; ch = s->nodes[ch].next) {
-                s->stk_node[top] = ch;
-                s->stk_depth[top++] = d + 1;
+                stk[top].node = ch;
+                stk[top++].depth = (i32)d + 1;
             }
     }
 }
@@ -1287,11 +1291,9 @@ static PyObject *run(PyObject *self, PyObject *args) {
         }
     }
     ALLOC(s.sufm, M + 1); ALLOC(s.sufh, M + 1); ALLOC(s.sufe, M + 1);
-    s.kid_cap = maxv + 2;
-    ALLOC(s.kids, s.kid_cap);
-    s.stk_cap = (M + 1) * s.kid_cap + 1; /* DFS keeps at most one sibling list per level */
-    ALLOC(s.stk_node, s.stk_cap); ALLOC(s.stk_depth, s.stk_cap); ALLOC(s.stk_pm, s.stk_cap); ALLOC(s.stk_ph, s.stk_cap);
-    ALLOC(s.stk_pe, s.stk_cap); ALLOC(s.stk_bound, s.stk_cap);
+    s.stk_cap = (M + 1) * (maxv + 2) + 1; /* DFS keeps at most one sibling list per level, plus
+                                             the list being written (a kid per child) */
+    ALLOC(s.stk, s.stk_cap);
     ALLOC(unull, M); ALLOC(u, M);
     for (i64 j = 0; j < M; j++) unull[j] = -1;
 
@@ -1350,8 +1352,8 @@ done:
     {
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.path, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff, s.level,
-                          s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.kids, s.stk_node, s.stk_depth, s.stk_pm, s.stk_ph, s.stk_pe,
-                          s.stk_bound, unull, u, s.sorted, s.radix_tmp, s.radix_count, s.vpres};
+                          s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.stk,
+                          unull, u, s.sorted, s.radix_tmp, s.radix_count, s.vpres};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
     Py_buffer *bufs[] = {&b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior,
