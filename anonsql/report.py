@@ -18,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
@@ -121,6 +120,8 @@ KILL_AFTER = "ANONSQL_KILL_AFTER"
 
 def _fault_hook(stage: str) -> None:
     if os.environ.get(KILL_AFTER) == stage:
+        import signal
+
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -138,7 +139,8 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value.tolist()]
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, Fraction):
+    fractions = sys.modules.get("fractions")  # a Fraction exists only once its module is imported
+    if fractions is not None and isinstance(value, fractions.Fraction):
         return str(value)
     return value
 

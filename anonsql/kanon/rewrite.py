@@ -27,7 +27,6 @@ import numpy as np
 from .. import identifiers, sql
 from ..engine import Engine
 from ..errors import AnonsqlError
-from ..rewrite import Script
 from ..sql import exp  # sqlglot.expressions, imported on first use
 from ..stats import NULL_CODE, QIClassCounts, analyze, dictionary_codes, scratch_table
 
@@ -149,6 +148,8 @@ class SuppressionPlan:
         `replace` first drops the existing output table (--replace), `extra` (comment, statement)
         steps run after the write-back (--drop, --pseudonymize)."""
         readable, codes = scratch_table(DECISIONS_TABLE, dialect), scratch_table(CODES_TABLE, dialect)
+        from ..rewrite import Script  # only for --emit-sql: a run without it never loads the script writer
+
         script = Script(dialect, title, list(warnings))
         if replace:
             script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
