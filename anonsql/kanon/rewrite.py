@@ -133,10 +133,11 @@ class SuppressionPlan:
         by_code = [j for j in range(len(self.qi) + 1) if dialect != "postgres" or (self.codes[:, j] == NULL_CODE).any()]
         if not self.copy and dialect not in ("duckdb", "postgres"):
             raise AnonsqlError(f"--in-place is not available on {dialect}")
-        parts: dict[str, Any] = dict(sql_dialect=dialect, copy=self.copy, source=self.source, out=self.out, qi=self.qi,
-                     class_column=self.class_column, one_class=self.one_class, columns=self.columns,
-                     drop=list(self.drop), pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries,
-                     decisions=decisions, flags=flags, by_code=by_code)
+        parts: dict[str, Any] = dict(
+            sql_dialect=dialect, copy=self.copy, source=self.source, out=self.out, qi=self.qi,
+            class_column=self.class_column, one_class=self.one_class, columns=self.columns, drop=list(self.drop),
+            pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries, decisions=decisions, flags=flags,
+            by_code=by_code)
         if not inline:
             return sql.composed(_write_back, dialect, values=pads, **parts)
         tree, binds = _write_back(**parts)
@@ -147,9 +148,9 @@ class SuppressionPlan:
         """The same run as a reviewable script for `dialect`, ending with the verification queries;
         `replace` first drops the existing output table (--replace), `extra` (comment, statement)
         steps run after the write-back (--drop, --pseudonymize)."""
-        readable, codes = scratch_table(DECISIONS_TABLE, dialect), scratch_table(CODES_TABLE, dialect)
         from ..rewrite import Script  # only for --emit-sql: a run without it never loads the script writer
 
+        readable, codes = scratch_table(DECISIONS_TABLE, dialect), scratch_table(CODES_TABLE, dialect)
         script = Script(dialect, title, list(warnings))
         if replace:
             script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
