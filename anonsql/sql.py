@@ -34,6 +34,7 @@ import re
 import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, reduce
 from importlib import resources
@@ -228,14 +229,15 @@ def _module_stamps(package: str) -> list[str]:
     return sorted(stamps)
 
 
-#: While composed() builds a statement, the templates it reads (their names), innermost last.
-_READING: list[set[str]] = []
+#: While composed() builds a statement (in this thread or task), the templates it reads.
+_READING: ContextVar[set[str] | None] = ContextVar("anonsql_templates_read", default=None)
 
 
 def template(name: str) -> exp.Expr:
     """The parsed statement of sql/<name>.sql (a fresh copy, safe to modify)."""
-    if _READING:
-        _READING[-1].add(name)
+    reading = _READING.get()
+    if reading is not None:
+        reading.add(name)
     return _parse(name).copy()
 
 
@@ -284,11 +286,12 @@ def composed(build: Callable[..., tuple[exp.Expr, dict[str, Any]]], dialect: str
         if found is not None and found[2] == _template_digests(found[2]):
             hit = found[:2]
         else:
-            _READING.append(set())
+            read: set[str] = set()
+            token = _READING.set(read)
             try:
                 tree, bindings = build(**parts)
             finally:
-                read = _READING.pop()
+                _READING.reset(token)
             text, params = bind(tree, dialect, {**values, **bindings})
             unknown = sorted(set(params) - set(values))
             if unknown:

@@ -263,3 +263,33 @@ def test_the_salt_follows_every_module_of_the_package(tmp_path):
     assert [s.split(":")[0] for s in first] == ["/a.py", "/sub/b.py"]
     (tmp_path / "sub" / "b.py").write_text("y = 22\n")
     assert sql._module_stamps(str(tmp_path)) != first
+
+
+def test_a_composed_entry_records_only_the_templates_its_own_build_read(tmp_path, monkeypatch):
+    """The templates read while a builder runs are recorded per thread (a ContextVar): another
+    thread reading a template meanwhile is not taken for part of the statement."""
+    import threading
+
+    from anonsql import rendered_cache
+
+    cache = rendered_cache.RenderedCache(tmp_path, salt="t")
+    monkeypatch.setattr(sql, "_disk", lambda: cache)
+    inside, other_done = threading.Event(), threading.Event()
+
+    def slow_build(tbl):
+        tree = sql.template("common/row_count")
+        inside.set()
+        other_done.wait(5)  # another thread reads a template while this build is under way
+        return tree, dict(tbl=tbl)
+
+    def other():
+        inside.wait(5)
+        sql.template("common/null_count")
+        other_done.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    sql.composed(slow_build, "duckdb", tbl=sql.TableName("recorded").ref)
+    thread.join()
+    sources = [entry[2] for entry in cache._added.values()]
+    assert sources == [{"common/row_count": sql._template_digests(["common/row_count"])["common/row_count"]}]
