@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +13,7 @@ from .engine import Engine, connect
 from .errors import AnonsqlError
 from .files import read_text
 from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
+from .lazy import LazyModule
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -29,33 +29,24 @@ if TYPE_CHECKING:
     from .tables.job import AuditReport, TablesReport
 
 
-class _Lazy:
-    """A module imported on first attribute access: a command pays only for its own method's
-    dependencies (scipy, highspy, ...), not for every package's."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
-
-
-datasets = _Lazy("anonsql.data.datasets")
-loading = _Lazy("anonsql.data.loading")
-_evaluate_job = _Lazy("anonsql.evaluate.job")
-_features = _Lazy("anonsql.features")
-_features_job = _Lazy("anonsql.features.job")
-_features_spec = _Lazy("anonsql.features.spec")
-_profile = _Lazy("anonsql.data.profile")
-_kanon_job = _Lazy("anonsql.kanon.job")
-_nbc_job = _Lazy("anonsql.nbc.job")
-_protect = _Lazy("anonsql.protect")
-_release = _Lazy("anonsql.release")
-_release_job = _Lazy("anonsql.release.job")
-_release_plan = _Lazy("anonsql.release.plan")
-_tables_job = _Lazy("anonsql.tables.job")
-binning = _Lazy("anonsql.data.binning")
-risk = _Lazy("anonsql.data.risk")
+# Each job module is imported on first use: a command pays only for its own method's
+# dependencies (scipy, highspy, ...), not for every package's.
+datasets = LazyModule("anonsql.data.datasets")
+loading = LazyModule("anonsql.data.loading")
+_evaluate_job = LazyModule("anonsql.evaluate.job")
+_features = LazyModule("anonsql.features")
+_features_job = LazyModule("anonsql.features.job")
+_features_spec = LazyModule("anonsql.features.spec")
+_profile = LazyModule("anonsql.data.profile")
+_kanon_job = LazyModule("anonsql.kanon.job")
+_nbc_job = LazyModule("anonsql.nbc.job")
+_protect = LazyModule("anonsql.protect")
+_release = LazyModule("anonsql.release")
+_release_job = LazyModule("anonsql.release.job")
+_release_plan = LazyModule("anonsql.release.plan")
+_tables_job = LazyModule("anonsql.tables.job")
+binning = LazyModule("anonsql.data.binning")
+risk = LazyModule("anonsql.data.risk")
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """Packages whose public names load on first use (PEP 562), so a command, or `anonsql --help`,
 pays only for the modules it runs (pandas, scipy, scikit-learn load where used: issue 11); and
-`LazyModule`, a library imported on its first attribute access (sqlglot: a run whose statements
-are all in the rendered-SQL cache never imports it)."""
+`LazyModule`, a module imported on its first attribute access (the API's job modules; sqlglot,
+which a run whose statements are all in the rendered-SQL cache never imports)."""
 
 from __future__ import annotations
 
