@@ -249,18 +249,12 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     (`_RENDERED`) and across processes (`_disk`, keyed by the template's text too).
     """
     key = (name, dialect, tuple(sorted((k, _shape(v)) for k, v in bindings.items())))
-    hit = _RENDERED.get(key)
-    if hit is None:
-        disk, entry = _disk(), RenderedCache.key(_text(name), repr(key[1:]))
-        found = disk.get(entry)
-        if found is None:
-            text, params = bind(template(name), dialect, bindings)
-            hit = (text, tuple(params))
-            disk.put(entry, *hit)
-        else:
-            hit = found[:2]
-        _remember(key, hit)
-    text, value_names = hit
+
+    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
+        text, params = bind(template(name), dialect, bindings)
+        return text, tuple(params), {}
+
+    text, value_names = _cached(key, _text(name), make)
     return text, {k: plain(bindings[k]) for k in value_names}
 
 
@@ -279,28 +273,22 @@ def composed(build: Callable[..., tuple[exp.Expr, dict[str, Any]]], dialect: str
     values = values or {}
     key = ("composed", build.__module__, build.__qualname__, dialect,
            tuple(sorted((k, _part(k, v)) for k, v in parts.items())), tuple(sorted(values)))
-    hit = _RENDERED.get(key)
-    if hit is None:
-        disk, entry = _disk(), RenderedCache.key("", repr(key))
-        found = disk.get(entry)
-        if found is not None and found[2] == _template_digests(found[2]):
-            hit = found[:2]
-        else:
-            read: set[str] = set()
-            token = _READING.set(read)
-            try:
-                tree, bindings = build(**parts)
-            finally:
-                _READING.reset(token)
-            text, params = bind(tree, dialect, {**values, **bindings})
-            unknown = sorted(set(params) - set(values))
-            if unknown:
-                raise ValueError(f"composed: {build.__qualname__} bound values to ${', $'.join(unknown)}; "
-                                 "pass them in values= (only they travel as parameters)")
-            hit = (text, tuple(params))
-            disk.put(entry, *hit, sources=_template_digests(read))
-        _remember(key, hit)
-    text, value_names = hit
+
+    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
+        read: set[str] = set()
+        token = _READING.set(read)
+        try:
+            tree, bindings = build(**parts)
+        finally:
+            _READING.reset(token)
+        text, params = bind(tree, dialect, {**values, **bindings})
+        unknown = sorted(set(params) - set(values))
+        if unknown:
+            raise ValueError(f"composed: {build.__qualname__} bound values to ${', $'.join(unknown)}; "
+                             "pass them in values= (only they travel as parameters)")
+        return text, tuple(params), _template_digests(read)
+
+    text, value_names = _cached(key, "", make)
     return text, {k: plain(values[k]) for k in value_names}
 
 
@@ -308,30 +296,38 @@ def name_text(ref: Name | Sequence[Name], dialect: str) -> str:
     """A name, or a comma-separated list of names, as `dialect` quotes it: for the few statements
     that take generated names as text (the engines' bulk inserts); cached as render() is."""
     refs = [ref] if isinstance(ref, Name) else list(ref)
-    key = ("names", dialect, tuple(_shape(r) for r in refs))
+
+    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
+        generator = sqlglot.Dialect.get_or_raise(dialect).generator()
+        return ", ".join(generator.generate(node(r)) for r in refs), (), {}
+
+    return _cached(("names", dialect, tuple(_shape(r) for r in refs)), "", make)[0]
+
+
+def _cached(key: tuple, template_text: str, make: Callable[[], tuple[str, tuple[str, ...], dict[str, str]]]
+            ) -> tuple[str, tuple[str, ...]]:
+    """(text, parameter names) under `key`: from this process (`_RENDERED`), else from the disk
+    (an entry named by the template's text and the key, valid while the templates it records
+    are unchanged), else `make()`: (text, parameter names, template hashes), stored in both."""
     hit = _RENDERED.get(key)
     if hit is None:
-        disk, entry = _disk(), RenderedCache.key("", repr(key))
+        disk, entry = _disk(), RenderedCache.key(template_text, repr(key))
         found = disk.get(entry)
-        if found is None:
-            generator = sqlglot.Dialect.get_or_raise(dialect).generator()
-            hit = (", ".join(generator.generate(node(r)) for r in refs), ())
-            disk.put(entry, *hit)
-        else:
+        if found is not None and found[2] == _template_digests(found[2]):
             hit = found[:2]
-        _remember(key, hit)
-    return hit[0]
+        else:
+            text, params, sources = make()
+            hit = (text, params)
+            disk.put(entry, text, params, sources=sources)
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = hit
+    return hit
 
 
 def _template_digests(names: Any) -> dict[str, str]:
     """{template: hash of its text} for the templates a composed statement was built from."""
     return {n: hashlib.sha256(_text(n).encode()).hexdigest()[:16] for n in sorted(names)}
-
-
-def _remember(key: tuple, hit: tuple[str, tuple[str, ...]]) -> None:
-    if len(_RENDERED) >= _RENDERED_MAX:
-        _RENDERED.clear()
-    _RENDERED[key] = hit
 
 
 #: Rendered statements by (template, dialect, shape of the bindings); bounded, cleared when full.
