@@ -112,10 +112,12 @@ def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
 
 def _table_columns(engine: Engine, ref: sql.TableName) -> list[tuple]:
     """(schema, table, column, type) rows for `ref`: from information_schema (sql/common/
-    table_columns.sql), or on Spark, which has none, from its catalog (SparkEngine.table_columns)."""
+    table_columns.sql), on DuckDB from the function that view reads (table_columns_duckdb.sql), or
+    on Spark, which has none, from its catalog (SparkEngine.table_columns)."""
     if engine.dialect == "spark":
         return engine.table_columns(ref.name, ref.schema)  # type: ignore[attr-defined]
-    text, params = sql.render("common/table_columns", engine.dialect, table_name=ref.name, schema_name=ref.schema)
+    query = "common/table_columns_duckdb" if engine.dialect == "duckdb" else "common/table_columns"
+    text, params = sql.render(query, engine.dialect, table_name=ref.name, schema_name=ref.schema)
     return engine.fetch_all(text, params)
 
 

@@ -122,6 +122,61 @@ def test_duckdb_session_settings(tmp_path):
     con.close()
 
 
+def test_duckdb_runs_a_one_row_group_table_on_one_thread(tmp_path):
+    """validate.rows tells the engine the size (Engine.expect_rows): DuckDB hands threads whole
+    row groups, so a table of one row group runs its session on one thread (each statement then
+    skips the idle worker's hand-offs); a bigger table keeps DuckDB's threads, and a caller's own
+    connection keeps its settings whatever the size."""
+    import duckdb
+
+    from anonsql import validate
+    from anonsql.engine.duckdb import ROW_GROUP_ROWS
+
+    path = str(tmp_path / "sizes.duckdb")
+    con = duckdb.connect(path)
+    con.execute("CREATE TABLE small AS SELECT range AS a FROM range(10)")
+    con.execute(f"CREATE TABLE big AS SELECT range AS a FROM range({ROW_GROUP_ROWS + 1})")
+    threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    con.close()
+    assert threads > 1, "this machine's DuckDB default is already one thread: nothing to tell apart"
+    for table, expected in [("small", 1), ("big", threads)]:
+        engine = connect(path)
+        assert validate.rows(engine, catalog.get_table(engine, table)) in (10, ROW_GROUP_ROWS + 1)
+        assert engine.fetch_all("SELECT current_setting('threads')") == [(expected,)], table
+        engine.close()
+    con = duckdb.connect(path)
+    validate.rows(connect(con), catalog.get_table(connect(con), "small"))
+    assert con.execute("SELECT current_setting('threads')").fetchone()[0] == threads
+    con.close()
+
+
+def test_duckdb_catalog_query_reads_what_information_schema_reads():
+    """sql/common/table_columns_duckdb.sql (duckdb_columns(), what DuckDB's information_schema
+    view reads) finds the same rows as the standard sql/common/table_columns.sql: tables and
+    views, any letter case, a schema given or the current one, never a temporary or an attached
+    database's table."""
+    import duckdb
+
+    con = duckdb.connect()
+    for statement in ['CREATE TABLE "T1" (a INT, "B" VARCHAR)', "CREATE VIEW v1 AS SELECT a, \"B\" AS bb FROM \"T1\"",
+                      "CREATE SCHEMA s2", "CREATE TABLE s2.t1 (x DOUBLE, y DECIMAL(18, 3), z VARCHAR[])",
+                      "CREATE TEMP TABLE t1 (z INT)", "ATTACH ':memory:' AS other", "CREATE TABLE other.t1 (q INT)",
+                      'CREATE TABLE "Mixed Case" ("Col A" INT)']:
+        con.execute(statement)
+    cases = [("t1", None), ("T1", None), ("v1", None), ("t1", "s2"), ("T1", "S2"), ("mixed case", None),
+             ("t1", "temp"), ("t1", "other"), ("absent", None)]
+    for use in ["main", "s2"]:
+        con.execute(f"USE {use}")
+        found = []
+        for name, schema in cases:
+            standard, own = (con.execute(*sql.render(query, "duckdb", table_name=name, schema_name=schema)).fetchall()
+                             for query in ("common/table_columns", "common/table_columns_duckdb"))
+            assert own == standard, (use, name, schema)
+            found.append(len(own))
+        assert sum(found) >= 5  # the cases find tables, not only nothing
+    con.close()
+
+
 @pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL", "VARCHAR, BOOLEAN, NUMERIC"],
                          ids=["exact", "narrower", "converted"])
 def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, monkeypatch):

@@ -50,5 +50,9 @@ class Engine(Protocol):
         """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
         existing table (names already quoted by anonsql.sql)."""
 
+    def expect_rows(self, rows: int) -> None:
+        """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
+        may size its parallelism to them. Only speed depends on it, never a result."""
+
     def close(self) -> None:
         """Release the connection."""

@@ -17,6 +17,9 @@ if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one 
 
 from ..errors import AnonsqlError, DatabaseError, first_line
 
+#: DuckDB's row group: its unit of parallel work (a scan hands each thread whole row groups).
+ROW_GROUP_ROWS = 122_880
+
 
 class DuckDBEngine:
     """Runs anonsql's SQL on an embedded DuckDB database."""
@@ -102,6 +105,14 @@ class DuckDBEngine:
             self._run(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM __anonsql_frame", None)
         finally:
             self._con.unregister("__anonsql_frame")
+
+    def expect_rows(self, rows: int) -> None:
+        """A table of at most one row group is read by one thread whatever the setting, while
+        the idle workers' task hand-offs still cost every statement (kanon, whole process: Adult
+        -20 ms; 10^5 rows: 40 ms less SQL): such a session runs on one thread. A caller's own
+        connection (`wrap`) keeps its settings."""
+        if self._owned and rows <= ROW_GROUP_ROWS:
+            self._con.execute("SET threads = 1")
 
     def close(self) -> None:
         if self._owned:

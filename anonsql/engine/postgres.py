@@ -151,6 +151,9 @@ class PostgresEngine:
             raise DatabaseError(first_line(exc), stmt) from exc
         return True
 
+    def expect_rows(self, rows: int) -> None:
+        """Nothing to size: PostgreSQL's planner chooses parallel workers per query from its statistics."""
+
     def close(self) -> None:
         if self._owned:
             self._con.close()

@@ -374,6 +374,9 @@ class SparkEngine:
             raise AnonsqlError(f"Spark has no transactions: {verb} of the existing table {name} could not be "
                                "undone if the job failed; this job has no Spark path yet")
 
+    def expect_rows(self, rows: int) -> None:
+        """Nothing to size: Spark splits work by its own partitions."""
+
     def close(self) -> None:
         """Forget this engine's temporary views; the process's session stays up for the next call."""
         for name in self._temp:
