@@ -20,6 +20,16 @@ def test_qi_class_counts(engine, make_table):
     assert keys == sorted(keys)
 
 
+def test_dictionary_labels_of_every_column_come_in_code_order(engine, make_table):
+    """All dictionaries' labels are read by ONE query (stats._dictionary_labels): each column
+    still gets its own values in code order, a column with no value at all an empty list."""
+    make_table("t", {"a": ["b", "a", None, "c"], "e": [None, None, None, None], "n": [10, 2, 2, 33],
+                     "cls": ["y", "x", "x", "y"]})
+    s = stats.qi_class_counts(engine, catalog.get_table(engine, "t"), ["a", "e", "n"], "cls")
+    assert [list(v) for v in s.values] == [["a", "b", "c"], [], ["2", "10", "33"]]
+    assert list(s.class_values) == ["x", "y"] and list(s.domain_sizes) == [3, 0, 3]
+
+
 def test_attr_class_counts_match_the_marginals_of_n_y_c(engine, make_table):
     make_table("t", SMALL)
     tab = catalog.get_table(engine, "t")

@@ -1,2 +1,4 @@
--- A dictionary's texts in code order: the label of code 0, 1, ... (common/value_dictionary.sql).
-SELECT label FROM $dict ORDER BY code
+-- The texts of one dictionary (common/value_dictionary.sql), each with its code and the
+-- dictionary's position $j among the run's dictionaries. anonsql.stats joins one of these per
+-- dictionary into ONE UNION ALL, so every label of every column comes back in one query.
+SELECT $j AS j, code, label FROM $dict
