@@ -31,13 +31,14 @@ KEY_ENV = "ANONSQL_PSEUDONYM_KEY"
 _BLOCK = 64  # the block size of SHA-256, in bytes (RFC 2104's B)
 
 
-def near_unique(engine: Engine, table: Table, columns: Sequence[str]) -> list[str]:
+def near_unique(engine: Engine, table: Table, columns: Sequence[str], named: object = None) -> list[str]:
     """A warning for each of `columns` of `table` that is unique or nearly unique; [] when none
     is, or the table has fewer than 2 rows. Exact, in two steps: any tenth of the rows
     (sql/common/sample_profile.sql) clears every column with more repeats there than the whole
     table may hold (|S| - d_S > N - 0.95 N), and one GROUP BY per remaining column
     (sql/common/distinct_count.sql) counts the others: most columns are far from unique, and
-    a tenth of the rows costs a tenth of a scan."""
+    a tenth of the rows costs a tenth of a scan. The warnings name `named` (default: `table`):
+    a job may count a source whose columns it writes unchanged and name its output."""
     if not columns:
         return []
     rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.ref))[0][0])
@@ -48,17 +49,26 @@ def near_unique(engine: Engine, table: Table, columns: Sequence[str]) -> list[st
     columns = [c for c, d in zip(columns, sample[1:]) if sample[0] - d <= rows - NEAR_UNIQUE * rows]
     distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.ref,
                                                  col=sql.ref_column(name)))[0][0]) for name in columns]
-    return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {table} ({d:,} distinct values "
-            f"in {rows:,} rows) and is not a quasi-identifier: it names a row on its own (a direct identifier); "
-            "drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
+    return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {named or table} "
+            f"({d:,} distinct values in {rows:,} rows) and is not a quasi-identifier: it names a row on its own "
+            "(a direct identifier); drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
             for name, d in zip(columns, distinct) if d >= NEAR_UNIQUE * rows]
 
 
 def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent) -> list[str]:
     """The one call of a writing job after it wrote `table`: a note on `report` (and a progress
     warning) for every near-unique column that is not among `quasi` (its quasi-identifiers)."""
+    return tell(report, near_unique(engine, table, unlisted(table.column_names, quasi)), say)
+
+
+def unlisted(columns: Sequence[str], quasi: Sequence[str]) -> list[str]:
+    """The `columns` the near-unique warning reads: those not among `quasi` (in any letter case)."""
     taken = {q.lower() for q in quasi}
-    notes = near_unique(engine, table, [c for c in table.column_names if c.lower() not in taken])
+    return [c for c in columns if c.lower() not in taken]
+
+
+def tell(report: Report, notes: list[str], say: Progress = silent) -> list[str]:
+    """Record near_unique's warnings: notes on `report`, and progress warnings."""
     report.notes += notes
     for note in notes:
         say("warning: " + note)

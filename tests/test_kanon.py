@@ -494,3 +494,46 @@ def test_rows_match_their_group_by_value_and_by_code_where_a_decision_names_null
     after = table_rows(engine, "t" if in_place else "t2")
     assert only_nulls_added(sorted(before), sorted(after), {1, 2})
     assert [row for row in after if row[0] in (8, 9)] == [row for row in before if row[0] in (8, 9)]
+
+
+def test_near_unique_warning_read_beside_the_loop_is_the_outputs(db, engine, make_table, key_file):
+    """The warning is counted on the source while the loop runs (kanon.job._beside) and names the
+    output: the same notes as the check run on the written output itself, for a copy (with
+    --drop and --pseudonymize) and in place."""
+    from anonsql import identifiers
+
+    runs = [dict(out="o1"), dict(out="o2", drop="admitted"), dict(out="o3", pseudonymize="id", key_file=key_file),
+            dict(in_place=True, drop="id")]
+    for i, kwargs in enumerate(runs):
+        make_table(f"s{i}", {**TOY, "admitted": [f"2020-01-{d:02d}" for d in range(1, 13)]})
+        r = anonsql.k_anonymize(db, f"s{i}", "zip,sex", "cls", 2, **kwargs)
+        out = catalog.get_table(engine, r.out)
+        expected = identifiers.near_unique(engine, out, identifiers.unlisted(out.column_names,
+                                                                             ["zip", "sex", *r.pseudonymized]))
+        assert expected and [n for n in r.notes if " unique in " in n] == expected, kwargs
+    assert any("column 'admitted' is unique in s3" in n for n in r.notes)  # in place: 'id' dropped, 'admitted' left
+
+
+def test_beside_returns_both_results_and_raises_either_error_once_both_are_done():
+    """kanon.job._beside: the work's result and the meanwhile's; an error of either side is
+    raised in the caller, only after the other side has finished (no thread left running)."""
+    import threading
+
+    done = []
+
+    def slow(value):
+        def run():
+            threading.Event().wait(0.05)
+            done.append(value)
+            return value
+        return run
+
+    def fail():
+        raise ValueError("boom")
+
+    assert kanon_job._beside(slow("work"), lambda: "meanwhile") == ("work", "meanwhile")
+    with pytest.raises(ValueError, match="boom"):
+        kanon_job._beside(fail, slow("other side"))
+    with pytest.raises(ValueError, match="boom"):
+        kanon_job._beside(slow("loop"), fail)
+    assert done == ["work", "other side", "loop"]

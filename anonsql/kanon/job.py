@@ -6,11 +6,12 @@ inside it, which rolls back the new table (or, in place, every change to the sou
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_dc
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -100,6 +101,9 @@ class KanonReport(Report):
         }[self.cost]
 
 
+T = TypeVar("T")
+U = TypeVar("U")
+
 #: The class column of a run without --class, as the one-class views name it.
 ONE_CLASS = "anonsql_one_class"
 
@@ -152,9 +156,18 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     def loop_progress(iteration: int, left: int) -> None:
         say(f"  iteration {iteration:,}: {left:,} violating tuples left")
 
+    def loop() -> Any:
+        return anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
+                         alpha=alpha, seed=seed, progress=loop_progress if progress else None)
+
+    # The near-unique warning on the output, read from the source while the loop runs: the output's
+    # columns it reads are the source's, written unchanged (a copy checks them below as a multiset:
+    # same rows, same distinct values; in place the UPDATE writes QI cells only).
+    out_columns = [c for c in source.column_names if c not in drop]
     with report.timed("loop"):
-        result = anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
-                           alpha=alpha, seed=seed, progress=loop_progress if progress else None)
+        result, unique = _beside(loop, lambda: identifiers.near_unique(
+            engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize]), named=target)
+            if execute else [])
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
     # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
     plan = suppression_plan(source.ref, target.ref, groups, cls, result.final_codes, source.column_names,
@@ -199,8 +212,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         if not report.ok:
             raise VerificationError(report.checks)  # the dictionaries are left to the session (or the next run)
     drop_dictionaries(engine, groups.dictionaries)
-    final = written if staged == target else get_table(engine, target)  # under its final name (Spark renames)
-    identifiers.warn(engine, report, final, [*qi, *pseudonymize], say)
+    identifiers.tell(report, unique, say)
     say(f"verify: k-anonymous, rows and classes kept, only NULLs added ({report.seconds['verify']:.2f} s)")
     _set_suppressed(report, suppressed)
     report.suppressed_by_column = {name: int(out_attrs.null_counts[j].sum() - before.attrs.null_counts[j].sum())
@@ -209,6 +221,29 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                                                                                         before.attrs.values)],
                                          before.classes.counts, alpha)
     return report
+
+
+def _beside(work: Callable[[], T], meanwhile: Callable[[], U]) -> tuple[T, U]:
+    """(work(), meanwhile()), `work` in a thread while `meanwhile` runs here: the compiled loop
+    releases the GIL, so SQL that does not need its result takes no time of its own (the engine
+    stays in this thread). An error of either is raised here once both are done."""
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["result"] = work()
+        except BaseException as exc:  # re-raised in the caller's thread
+            done["error"] = exc
+
+    thread = threading.Thread(target=run, name="anonsql-kanon-loop", daemon=True)
+    thread.start()
+    try:
+        other = meanwhile()
+    finally:
+        thread.join()
+    if "error" in done:
+        raise done["error"]
+    return done["result"], other
 
 
 @contextmanager
