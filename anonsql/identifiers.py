@@ -31,7 +31,8 @@ KEY_ENV = "ANONSQL_PSEUDONYM_KEY"
 _BLOCK = 64  # the block size of SHA-256, in bytes (RFC 2104's B)
 
 
-def near_unique(engine: Engine, table: Table, columns: Sequence[str], named: object = None) -> list[str]:
+def near_unique(engine: Engine, table: Table, columns: Sequence[str], named: sql.TableName | None = None
+                ) -> list[str]:
     """A warning for each of `columns` of `table` that is unique or nearly unique; [] when none
     is, or the table has fewer than 2 rows. Exact, in two steps: any tenth of the rows
     (sql/common/sample_profile.sql) clears every column with more repeats there than the whole

@@ -200,7 +200,7 @@ def _value_dictionaries(engine: Engine, groups: sql.Name, names: Sequence[str], 
 
 def _dictionary_labels(dictionaries: Sequence[sql.Name]) -> tuple[exp.Expr, dict]:
     """sql/common/dictionary_labels.sql once per dictionary as ONE UNION ALL (composed): every
-    column's labels in one query instead of one each (Adult: 4.3 -> 1.2 ms). Each branch's
+    column's labels in one query instead of one each (Adult: 4.3 -> 0.8 ms). Each branch's
     placeholders get its own name ($dict_j, $j_j)."""
     branches: list[exp.Expr] = []
     binds: dict[str, Any] = {}
