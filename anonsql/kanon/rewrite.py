@@ -66,15 +66,6 @@ class SuppressionPlan:
             names.append(flag)
         return names
 
-    def _class(self, table: str | None = None) -> exp.Expr:
-        return _class_of(self.class_column, self.one_class, table)
-
-    def _values(self, table: str) -> list[exp.Expr]:
-        return _row_values(self.qi, self.class_column, self.one_class, table)
-
-    def _code_names(self) -> list[str]:
-        return _code_names(self.qi)
-
     def _flag_names(self) -> list[str]:
         return [f"s_{j}" for j in range(len(self.qi))]
 
@@ -104,9 +95,9 @@ class SuppressionPlan:
         decisions = scratch_table(DECISIONS_TABLE, d)
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions,
-                                   code=[sql.ref_ident(c) for c in self._code_names()],
+                                   code=[sql.ref_ident(c) for c in _code_names(self.qi)],
                                    flag=[sql.ref_ident(f) for f in self._flag_names()]))
-        frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(self._code_names())},
+        frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(_code_names(self.qi))},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
         engine.insert_rows(sql.name_text(decisions, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
         if d == "postgres":
@@ -155,14 +146,15 @@ class SuppressionPlan:
         if replace:
             script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
                         sql.readable("common/drop_table", dialect, tbl=self.out))
-        for name, value, dictionary in zip([*self.qi, self.class_column], self._values(""), self.dictionaries):
+        values = _row_values(self.qi, self.class_column, self.one_class, "")
+        for name, value, dictionary in zip([*self.qi, self.class_column], values, self.dictionaries):
             script.step(f"the value dictionary of {name}: value -> code (sql/common/value_dictionary.sql)",
                         sql.readable("common/value_dictionary", dialect, dict=dictionary, tbl=self.source,
                                      col=value))
+        cls = exp.alias_(values[-1], sql.ident(self.class_column)) if self.one_class else values[-1]
         script.step("the decisions relation (sql/kanon/readable_decisions.sql)",
                     sql.readable("kanon/readable_decisions", dialect, decisions=readable, qi=sql.columns(self.qi),
-                                 cls=exp.alias_(self._class(), sql.ident(self.class_column)) if self.one_class
-                                 else sql.column(self.class_column), src=self.source,
+                                 cls=cls, src=self.source,
                                  flag=[exp.alias_(exp.false(), sql.ident(f)) for f in self.flags]))
         script.rows(f"the decisions: {len(self.codes):,} groups (y, c) change their pattern", readable,
                     [*self.qi, self.class_column, *self.flags],
