@@ -157,8 +157,9 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
     try:
         values = _value_dictionaries(engine, groups, names, tables) \
             if coded_by is None else [*coded_by.values, coded_by.class_values]
-        result = engine.fetch_columns(*sql.composed(_coded_counts, d, groups=groups, names=names,
-                                                    dictionaries=tables))
+        with engine.joins_as_written():  # S probed against each dictionary in turn
+            result = engine.fetch_columns(*sql.composed(_coded_counts, d, groups=groups, names=names,
+                                                        dictionaries=tables))
     finally:
         if not keep:
             engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))

@@ -150,6 +150,41 @@ def test_duckdb_runs_a_one_row_group_table_on_one_thread(tmp_path):
     con.close()
 
 
+def test_duckdb_joins_as_written_turns_join_ordering_off_inside_only(tmp_path):
+    """Engine.joins_as_written: on an owned DuckDB session the join_order optimizer is off inside
+    the block and on again after it, also after a failed statement (outside a transaction at
+    once; inside one, which then takes no SET, after its rollback); a caller's own connection
+    keeps its settings; the result is the same either way."""
+    import duckdb
+
+    setting = "SELECT current_setting('disabled_optimizers')"
+    query = ("SELECT t.a, d0.code, d1.code FROM t LEFT JOIN d AS d0 ON t.a = d0.v "
+             "LEFT JOIN d AS d1 ON t.a + 1 = d1.v ORDER BY t.a")
+    engine = connect(str(tmp_path / "own.duckdb"), create=True)
+    engine.execute("CREATE TABLE t AS SELECT range AS a FROM range(20)")
+    engine.execute("CREATE TABLE d AS SELECT range AS v, range * 10 AS code FROM range(5, 15)")
+    planned = engine.fetch_all(query)
+    with engine.joins_as_written():
+        assert engine.fetch_all(setting) == [("join_order",)]
+        assert engine.fetch_all(query) == planned
+    assert engine.fetch_all(setting) == [("",)]
+    with pytest.raises(DatabaseError), engine.joins_as_written():
+        engine.execute("SELECT * FROM absent")
+    assert engine.fetch_all(setting) == [("",)]
+    with pytest.raises(DatabaseError), engine.transaction(), engine.joins_as_written():
+        engine.execute("INSERT INTO t VALUES (99)")
+        engine.execute("SELECT * FROM absent")
+    assert engine.fetch_all(setting) == [("",)]
+    assert engine.fetch_all("SELECT max(a) FROM t") == [(19,)]
+    engine.close()
+    con = duckdb.connect()
+    con.execute("SET disabled_optimizers = 'filter_pushdown'")
+    with connect(con).joins_as_written():
+        assert con.execute(setting).fetchall() == [("filter_pushdown",)]
+    assert con.execute(setting).fetchall() == [("filter_pushdown",)]
+    con.close()
+
+
 def test_duckdb_catalog_query_reads_what_information_schema_reads():
     """sql/common/table_columns_duckdb.sql (duckdb_columns(), what DuckDB's information_schema
     view reads) finds the same rows as the standard sql/common/table_columns.sql: tables and

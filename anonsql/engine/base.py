@@ -54,5 +54,10 @@ class Engine(Protocol):
         """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
 
+    def joins_as_written(self) -> AbstractContextManager[None]:
+        """Statements run inside join their relations in the order the SQL writes them: one
+        relation probed against small lookups (anonsql.stats' value dictionaries), where a search
+        for a better order only costs planning time. Only speed depends on it, never a result."""
+
     def close(self) -> None:
         """Release the connection."""

@@ -154,6 +154,13 @@ class PostgresEngine:
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: PostgreSQL's planner chooses parallel workers per query from its statistics."""
 
+    @contextmanager
+    def joins_as_written(self) -> Iterator[None]:
+        """Nothing to switch: join_collapse_limit (8) already bounds PostgreSQL's search, which
+        plans Adult's 9 dictionary joins in 0.5 ms (0.05 ms at a limit of 1: not worth the two
+        round trips of a SET and a RESET)."""
+        yield
+
     def close(self) -> None:
         if self._owned:
             self._con.close()

@@ -377,6 +377,11 @@ class SparkEngine:
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: Spark splits work by its own partitions."""
 
+    @contextmanager
+    def joins_as_written(self) -> Iterator[None]:
+        """Nothing to switch: Spark broadcasts the small side of each join (the dictionaries)."""
+        yield
+
     def close(self) -> None:
         """Forget this engine's temporary views; the process's session stays up for the next call."""
         for name in self._temp:

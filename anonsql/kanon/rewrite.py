@@ -107,7 +107,8 @@ class SuppressionPlan:
         if self.pseudonymize and key is None:
             raise AnonsqlError("--pseudonymize needs a key")
         pads = dict(ipad=key.ipad, opad=key.opad) if key is not None else {}
-        engine.execute(*self._apply(d, decisions, self._flag_names(), pads))
+        with engine.joins_as_written():  # the rows probed against each dictionary, then the decisions
+            engine.execute(*self._apply(d, decisions, self._flag_names(), pads))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
 
     def _apply(self, dialect: str, decisions: sql.Name, flags: list[str], pads: dict[str, Any], *,
