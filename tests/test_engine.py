@@ -150,6 +150,33 @@ def test_duckdb_runs_a_one_row_group_table_on_one_thread(tmp_path):
     con.close()
 
 
+def test_duckdb_commits_by_checkpoint_on_its_own_session_only(tmp_path):
+    """An owned DuckDB session commits a transaction by checkpoint: its rows are in the database
+    file when COMMIT returns, with no WAL left for the close to replay, and the checkpoint
+    threshold is back to what it was; a caller's own connection
+    keeps DuckDB's usual commit to the WAL."""
+    import os
+
+    import duckdb
+
+    path = str(tmp_path / "commit.duckdb")
+    wal, threshold = path + ".wal", "SELECT current_setting('checkpoint_threshold')"
+    engine = connect(path, create=True)
+    (before,) = engine.fetch_all(threshold)
+    with engine.transaction():
+        engine.execute("CREATE TABLE t AS SELECT range AS a FROM range(1000)")
+    assert not os.path.exists(wal) or os.path.getsize(wal) == 0
+    assert engine.fetch_all(threshold) == [before]
+    engine.close()
+    con = duckdb.connect(path)
+    assert con.execute("SELECT count(*) FROM t").fetchall() == [(1000,)]
+    with connect(con).transaction():
+        con.execute("CREATE TABLE t2 AS SELECT range AS a FROM range(1000)")
+    assert os.path.getsize(wal) > 0
+    assert con.execute(threshold).fetchall() == [before]
+    con.close()
+
+
 def test_duckdb_joins_as_written_turns_join_ordering_off_inside_only(tmp_path):
     """Engine.joins_as_written: on an owned DuckDB session the join_order optimizer is off inside
     the block and on again after it, also after a failed statement (outside a transaction at

@@ -96,12 +96,28 @@ class DuckDBEngine:
             self._con.rollback()
             raise
         else:
-            self._con.commit()
+            self._commit()
         finally:
             self._depth = 0
             if self._reset_on_rollback:  # see joins_as_written
                 self._reset_on_rollback = False
                 self._con.execute("RESET disabled_optimizers")
+
+    def _commit(self) -> None:
+        """Commit by checkpoint: a commit that checkpoints writes its changes to the database file
+        directly, durable when COMMIT returns, instead of to the WAL first and the file again at
+        close (DuckDB's checkpoint_threshold; Adult kanon: commit and close 30 -> 22 ms; an UPDATE
+        in place is no longer logged row by row). So an owned session's threshold is 0 for its
+        commit, then back to what it was. A caller's own connection keeps its settings."""
+        if not self._owned:
+            self._con.commit()
+            return
+        before = self._con.execute("SELECT current_setting('checkpoint_threshold')").fetchall()[0][0]
+        self._con.execute("SET checkpoint_threshold = '0b'")
+        try:
+            self._con.commit()
+        finally:
+            self._con.execute("SET checkpoint_threshold = $v", {"v": before})
 
     def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
