@@ -7,8 +7,9 @@ as a user types it, beside baselines measured in the same run:
   N(y, c) in SQL and runs `kanon.anonymize(reference=True)` (no rewrite, no checks: it
   favours the baseline);
 * the floors a start cannot go below: an empty interpreter, one importing the libraries
-  the kanon command needs (duckdb, numpy, click: a run served by the rendered-SQL cache never
-  imports sqlglot), and `floor_process`, which also does
+  the kanon command needs (DuckDB's extension module _duckdb, as anonsql.engine.duckdb imports
+  it without the duckdb package's Python layer, numpy, click: a run served by the rendered-SQL
+  cache never imports sqlglot), and `floor_process`, which also does
   the least any in-database run must: open the file, fetch N(y, c) by one GROUP BY, write the
   output by one CREATE TABLE AS SELECT in a transaction, close (DuckDB checkpoints at close);
   what anonsql adds beyond it is the loop, the dictionaries, the checks and the glue;
@@ -53,7 +54,7 @@ kanon.anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes
 
 FLOOR = """
 import sys
-import duckdb, numpy, click
+import _duckdb as duckdb, numpy, click
 con = duckdb.connect(sys.argv[1])
 con.execute("SELECT " + sys.argv[2] + ", " + sys.argv[3] + ", COUNT(*) FROM adult GROUP BY ALL").fetchnumpy()
 con.begin()
@@ -87,7 +88,7 @@ def main() -> None:
         load_frame(db, adult_kh_frame(), "adult")
         commands = {
             "python": [sys.executable, "-c", "pass"],
-            "imports": [sys.executable, "-c", "import duckdb, numpy, click"],
+            "imports": [sys.executable, "-c", "import _duckdb, numpy, click"],
             "anonsql_kanon": [SCRIPT, "kanon", "--db", db, "--table", "adult", "--qi", ",".join(KH_QI),
                               "--class", KH_CLASS, "--k", "10", "--cost", "mar", "--seed", "0",
                               "--out", "adult_k10", "--replace", "--json"],

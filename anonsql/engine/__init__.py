@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import duckdb as _duckdb
-
 from ..errors import AnonsqlError
 from .base import Engine
 from .duckdb import DuckDBEngine
+from .duckdb import duckdb as _duckdb
 
 __all__ = ["Engine", "connect"]
 
