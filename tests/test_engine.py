@@ -173,8 +173,10 @@ with e.transaction():
                   "d": np.array([Decimal("1.50"), None], dtype=object), "w": np.array([date(2020, 1, 2), None])}})
 try:
     e.execute("SELECT * FROM absent")
+    raised = None
 except Exception as exc:
-    assert type(exc).__name__ == "DatabaseError", exc
+    raised = type(exc).__name__
+assert raised == "DatabaseError", raised
 with e.joins_as_written():
     assert e.fetch_all("SELECT a, b, d, w FROM t ORDER BY a") == [(1, "x", Decimal("1.50"), date(2020, 1, 2)),
                                                                      (2, None, None, None)]
@@ -195,8 +197,8 @@ print("ok")
 def test_duckdb_commits_by_checkpoint_on_its_own_session_only(tmp_path):
     """An owned DuckDB session commits a transaction by checkpoint: its rows are in the database
     file when COMMIT returns, with no WAL left for the close to replay, and the checkpoint
-    threshold is back to what it was; a caller's own connection
-    keeps DuckDB's usual commit to the WAL."""
+    threshold is back to what it was; a caller's own connection keeps DuckDB's usual commit to
+    the WAL."""
     import os
 
     import duckdb
