@@ -29,6 +29,9 @@ from ..errors import AnonsqlError, DatabaseError, first_line
 
 #: DuckDB's row group: its unit of parallel work (a scan hands each thread whole row groups).
 ROW_GROUP_ROWS = 122_880
+#: The settings an owned session switches for a while (DuckDBEngine._switched): names from this
+#: code, never a user's, so they may stand in the SET statement's text.
+SWITCHED = ("checkpoint_threshold", "disabled_optimizers")
 
 
 class DuckDBEngine:
@@ -54,14 +57,14 @@ class DuckDBEngine:
         self.url = path
         self._depth = 0
         self._owned = True
-        self._reset_on_rollback = False
+        self._restore: list[tuple[str, dict[str, str]]] = []
 
     @classmethod
     def wrap(cls, con: duckdb.DuckDBPyConnection) -> DuckDBEngine:
         """An engine over a caller's open connection; `close()` leaves that connection open."""
         engine = cls.__new__(cls)
         engine._con, engine.url, engine._depth, engine._owned = con, "<open DuckDB connection>", 0, False
-        engine._reset_on_rollback = False
+        engine._restore = []
         return engine
 
     def _run(self, sql: str, params: Mapping[str, Any] | None):
@@ -113,25 +116,43 @@ class DuckDBEngine:
             self._commit()
         finally:
             self._depth = 0
-            if self._reset_on_rollback:  # see joins_as_written
-                self._reset_on_rollback = False
-                self._con.execute("RESET disabled_optimizers")
+            for statement, params in self._restore:  # see _switched
+                self._con.execute(statement, params)
+            self._restore.clear()
 
     def _commit(self) -> None:
         """Commit by checkpoint: a commit that checkpoints writes its changes to the database file
         directly, durable when COMMIT returns, instead of to the WAL first and the file again at
         close (DuckDB's checkpoint_threshold; Adult kanon: commit and close 30 -> 22 ms; an UPDATE
         in place is no longer logged row by row). So an owned session's threshold is 0 for its
-        commit, then back to what it was. A caller's own connection keeps its settings."""
+        commit. A caller's own connection keeps its settings."""
+        with self._switched("checkpoint_threshold", "0b"):
+            self._con.commit()
+
+    @contextmanager
+    def _switched(self, setting: str, value: str) -> Iterator[None]:
+        """An owned session's `setting` (one of SWITCHED) at `value` inside, then back to what it
+        was: DuckDB's settings are global to the database, which another connection of this
+        process may share. A failure that aborted an open transaction leaves it refusing SET: the
+        old value then comes back after the rollback (transaction()). A caller's own connection
+        keeps its settings."""
         if not self._owned:
-            self._con.commit()
+            yield
             return
-        before = self._con.execute("SELECT current_setting('checkpoint_threshold')").fetchall()[0][0]
-        self._con.execute("SET checkpoint_threshold = '0b'")
+        if setting not in SWITCHED:
+            raise ValueError(f"not a setting anonsql switches: {setting}")
+        before = self._con.execute("SELECT current_setting($s)", {"s": setting}).fetchall()[0][0]
+        self._con.execute(f"SET {setting} = $v", {"v": value})
+        restore = (f"SET {setting} = $v", {"v": before})
+        done = False
         try:
-            self._con.commit()
+            yield
+            done = True
         finally:
-            self._con.execute("SET checkpoint_threshold = $v", {"v": before})
+            if done or not self._depth:
+                self._con.execute(*restore)
+            else:
+                self._restore.append(restore)
 
     def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
@@ -155,21 +176,9 @@ class DuckDBEngine:
         planning for each of a kanon run's three statements joining 9 value dictionaries (Adult
         whole process: -8 ms), where the written order, each lookup built on its small side
         (the build_side_probe_side optimizer stays on), is already the plan. So its join_order
-        optimizer is off inside. A failed statement aborts an open transaction, which then takes
-        no SET: the reset waits for its rollback. A caller's own connection keeps its settings."""
-        if not self._owned:
+        optimizer is off inside (_switched). A caller's own connection keeps its settings."""
+        with self._switched("disabled_optimizers", "join_order"):
             yield
-            return
-        self._con.execute("SET disabled_optimizers = 'join_order'")
-        done = False
-        try:
-            yield
-            done = True
-        finally:
-            if done or not self._depth:
-                self._con.execute("RESET disabled_optimizers")
-            else:
-                self._reset_on_rollback = True
 
     def close(self) -> None:
         if self._owned:
