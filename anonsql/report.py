@@ -58,6 +58,9 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Privacy warnings (identifiers left in clear, attribute disclosure, ...): shown in the summary,
+    #: the JSON, the release's manifest and HTML report; `--quiet` silences progress, never these.
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -106,6 +109,7 @@ class Report:
         lines = self.lines()
         lines += [f"  check: {c.name} {'holds' if c.passed else 'FAILS'}" + (f", {c.detail}" if c.detail else "")
                   + f" (sql/{c.query}.sql)" for c in self.checks]
+        lines += [f"  WARNING: {w}" for w in self.warnings]
         lines += [f"  note: {n}" for n in self.notes]
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
