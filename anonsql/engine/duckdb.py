@@ -32,6 +32,10 @@ ROW_GROUP_ROWS = 122_880
 #: The settings an owned session switches for a while (DuckDBEngine._switched): names from this
 #: code, never a user's, so they may stand in the SET statement's text.
 SWITCHED = ("checkpoint_threshold", "disabled_optimizers")
+#: Every DuckDB database file has these bytes at this offset (its main header, after a checksum).
+MAGIC, MAGIC_AT = b"DUCK", 8
+#: The kinds of file people mistake for a database: the error for one of them says how to load it.
+_LOADABLE = (".csv", ".tsv", ".txt", ".gz")
 
 
 class DuckDBEngine:
@@ -42,8 +46,7 @@ class DuckDBEngine:
     supports_transactions = True
 
     def __init__(self, path: str, *, create: bool = False):
-        if path != ":memory:" and not create and not os.path.exists(path):
-            raise AnonsqlError(f"DuckDB database file not found: {path}")
+        check_path(path, create)
         try:
             self._con = duckdb.connect(path)
             # DuckDB's progress bar writes to stdout, ahead of --json output; progress is ours, on stderr
@@ -183,6 +186,32 @@ class DuckDBEngine:
     def close(self) -> None:
         if self._owned:
             self._con.close()
+
+
+def check_path(path: str, create: bool) -> None:
+    """--db names a DuckDB database: ':memory:' spelled out, an existing DuckDB file, or a new
+    file where `create` (only `load` and `dataset`: every other command reads or writes tables
+    that must already exist). Anything else is one error line before DuckDB sees the path:
+    DuckDB opened a CSV file given as --db as an empty in-memory database, so a run reported
+    success and its output existed nowhere (issue 29)."""
+    if path.startswith(":memory:"):
+        return
+    if not path:
+        raise AnonsqlError("no database given: name a DuckDB file, a postgresql:// URL or ':memory:'")
+    if not os.path.exists(path):
+        if create:
+            return
+        raise AnonsqlError(f"DuckDB database file not found: {path} (only `anonsql load` and `anonsql dataset` "
+                           "create one)")
+    try:
+        with open(path, "rb") as file:
+            head = file.read(MAGIC_AT + len(MAGIC))
+    except OSError as exc:
+        raise AnonsqlError(f"cannot read {path}: {exc.strerror}") from None
+    if head[MAGIC_AT:] != MAGIC:
+        how = (f"; load it with `anonsql load {path} --db <file>.duckdb --table <name>`"
+               if path.lower().endswith(_LOADABLE) else ": give a DuckDB file, a postgresql:// URL or ':memory:'")
+        raise AnonsqlError(f"{path} is not a DuckDB database{how}")
 
 
 def _unmasked(col: np.ndarray) -> np.ndarray:
