@@ -118,6 +118,9 @@ def test_memory_spelled_out_holds_a_session_of_work():
         anonsql.load_dataset(engine, "adult-kh", "adult")
         assert anonsql.k_anonymize(engine, "adult", "age,sex", "income", 10, out="adult_k10").ok
         assert anonsql.check(engine, "adult_k10", "age,sex", 10).ok
+        report = anonsql.k_anonymize(engine, "adult", "age,sex", "income", 10, in_place=True)
+        assert report.ok and anonsql.check(engine, "adult", "age,sex", 10).ok
+        assert any("the database is in memory" in n for n in report.notes), report.notes
     finally:
         engine.close()
 
@@ -317,8 +320,8 @@ def test_duckdb_catalog_query_reads_what_information_schema_reads():
     con.close()
 
 
-@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL", "VARCHAR, BOOLEAN, NUMERIC"],
-                         ids=["exact", "narrower", "converted"])
+@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL",
+                                   "VARCHAR, BOOLEAN, NUMERIC"], ids=["exact", "narrower", "converted"])
 def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, monkeypatch):
     """int64, bool and float64 columns: PostgreSQL sends them in binary where the table's types are
     exactly BIGINT, BOOLEAN, DOUBLE PRECISION (the kanon decisions), as text where they are not
