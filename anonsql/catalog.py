@@ -276,7 +276,8 @@ def in_place_run(engine: Engine, table: Table, in_place: bool, say: Callable[[st
     with holding_source(engine, table, in_place, say):
         report = work()
     if in_place:
-        done = engine.scrub(table.ref)
+        with report.timed("scrub"):
+            done = engine.scrub(table.ref)
         report.notes += done.notes
         report.warnings += done.warnings
         for note in done.notes:

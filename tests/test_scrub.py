@@ -72,6 +72,7 @@ def test_duckdb_in_place_leaves_no_removed_value_in_the_file(duck, job):
     assert all(c.encode() in before for c in GONE[job])  # readable before: the search can see them
     report = IN_PLACE[job](duck)
     assert report.ok and any("rebuilt" in n for n in report.notes), report.notes
+    assert report.seconds["scrub"] > 0  # its cost shows in the summary's timings
     after = file_bytes(duck)
     assert [c for c in GONE[job] if c.encode() in after] == []
     assert leftovers(duck) == []  # neither the rebuild's file nor a WAL left beside it
