@@ -20,6 +20,8 @@ from anonsql.cli import main
 from anonsql.data.loading import write_frame
 from anonsql.errors import AnonsqlError, VerificationError
 from anonsql.release import guarantees
+from anonsql.release import spec as spec_mod
+from anonsql.report import Report
 from tests.conftest import table_rows
 from tests.test_release import _error
 
@@ -153,7 +155,10 @@ def test_only_the_last_step_is_published_by_default(engine, noshow, tmp_path):
     plan = anonsql.release_plan(spec, engine)
     assert (plan.published, plan.working, plan.private) == (
         ["noshow_pub"], ["noshow_noid", "noshow_binned", "noshow_k5"], ["noshow_pub_changes"])
-    assert "  working tables (dropped after the gates): noshow_noid, noshow_binned, noshow_k5" in plan.lines()
+    assert {"  published: noshow_pub",
+            "  working tables (dropped after the gates): noshow_noid, noshow_binned, noshow_k5",
+            "  private tables (kept, ORIGINAL values: never publish): noshow_pub_changes"} <= set(plan.lines())
+    assert plan.baseline == "noshow" and plan.error_baselines == {"noshow_pub": "noshow_binned"}
     report = anonsql.release_run(spec, engine)
     assert (report.published, report.working, report.private) == (plan.published, plan.working, plan.private)
     assert _tables(engine) == ["noshow", "noshow_pub", "noshow_pub_changes"]
@@ -290,3 +295,28 @@ def test_gates_need_a_published_row_level_table(engine, noshow, tmp_path):
     with pytest.raises(AnonsqlError, match="^the gates need a published row-level table: say publish = true on"):
         anonsql.release_plan(spec, engine)
     assert find_table(engine, "noshow_k5") is None
+
+
+def test_a_gate_property_once_held_must_stay(engine, make_table, tmp_path):
+    """The gates' l-diversity becomes a guarantee of the chain at the first table where it holds;
+    a later step losing it fails there (tables written by hand in place of the steps' jobs)."""
+    make_table("src", {"id": ["1", "2", "3", "4", "5"], "name": list("abcde"), "zip": ["a", "a", "a", "b", "b"],
+                       "s": ["x", "y", "x", "x", "y"]})
+    path = tmp_path / "chain.toml"
+    path.write_text('[source]\ntable = "src"\nkey = "id"\nqi = ["zip"]\n\n'
+                    '[[steps]]\nkind = "drop"\ncolumns = ["name"]\nout = "t1"\n\n'
+                    '[[steps]]\nkind = "protect"\ntarget = "s"\nrows = "5"\nout = "t2"\n\n'
+                    "[gates]\nl_diversity = { s = 2 }\n")
+    spec = spec_mod.load(path)
+    plan = anonsql.release_plan(path, engine)
+    chains = guarantees.Chains(engine, spec, plan)
+    report = Report(table="src")
+    rows = {"id": ["1", "2", "3", "4", "5"], "zip": ["a", "a", "a", "b", "b"]}
+    make_table("t1", {**rows, "s": ["x", "y", "x", "x", "y"]})
+    chains.after(plan.steps[0], report)
+    assert [g.name for g in chains.held["t1"]] == ["name dropped", "2-diversity of s over zip"]
+    make_table("t2", {**rows, "s": ["x", "y", "x", "x", "x"]})  # class b lost its second value
+    with pytest.raises(VerificationError, match=r"step 2 \(protect\): keeps 2-diversity of s over zip \(from step 1 "
+                                                r"\(drop\), where the gate first held\): 1 classes below l"):
+        chains.after(plan.steps[1], report)
+    assert [c.passed for c in report.checks] == [True, False]  # name still dropped; l lost
