@@ -320,3 +320,15 @@ def test_a_gate_property_once_held_must_stay(engine, make_table, tmp_path):
                                                 r"\(drop\), where the gate first held\): 1 classes below l"):
         chains.after(plan.steps[1], report)
     assert [c.passed for c in report.checks] == [True, False]  # name still dropped; l lost
+
+
+def test_gates_table_adds_a_working_table_to_the_gated_ones(engine, noshow, tmp_path):
+    spec = _spec(tmp_path, gates='k = 5\ntable = "noshow_k5"')
+    report = anonsql.release_run(spec, engine)
+    assert set(report.proofs) == {"noshow_pub", "noshow_k5"} and find_table(engine, "noshow_k5") is None
+    assert {"gate: 5-anonymity of noshow_k5", "gate: 5-anonymity of noshow_pub"} <= {c.name for c in report.checks}
+    verified = anonsql.release_verify(spec, engine)
+    assert verified.ok and "gates on noshow_k5 not proved again: a working table, dropped after the release" \
+        in verified.notes
+    assert "step 3 (kanon): its output was a working table, dropped after the release (checked when it ran)" \
+        in verified.notes
