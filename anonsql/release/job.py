@@ -33,7 +33,7 @@ class ReleaseReport(Report):
     plan: PlanReport
     steps: list[Report] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
-    proof: Proof | None = None  # of the last gated table (plan.gate_table)
+    proof: Proof | None = None  # of the last gated table (plan.gate_table); its sql: every gate's query
     proofs: dict[str, Proof] = field(default_factory=dict)  # gated (published row-level) table -> its proof
     input: dict[str, Any] = field(default_factory=dict)  # table, rows, digest
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # published and private table -> rows, digest
