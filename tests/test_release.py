@@ -48,7 +48,9 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     shutil.copy(EXAMPLE, spec)
     plan = anonsql.release_plan(spec, engine)
     assert [s.kind for s in plan.steps] == ["bin", "kanon", "nbc", "tables"]
-    assert plan.gate_table == "adult_k10" and plan.baseline == "adult_binned" and not plan.existing_outputs
+    assert plan.gate_tables == ["adult_k10"] and plan.baseline == "adult" and not plan.existing_outputs
+    assert plan.error_baselines == {"adult_k10": "adult_binned"}  # the classifiers compare within the binned domain
+    assert plan.working == ["adult_binned"] and plan.private == ["adult_sex_race_audit"]
     assert find_table(engine, "adult_k10") is None  # plan changes nothing
 
     report = anonsql.release_run(spec, engine)
@@ -58,8 +60,9 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert manifest["input"]["rows"] == 32_560 and manifest["seeds"] == {"step 2 (kanon)": 0}
     assert manifest["anonsql"] == anonsql.__version__ and len(manifest["spec"]["sha256"]) == 64
     assert all(g["passed"] and g["query"].startswith("sql/") and g["sql"] for g in manifest["gates"])
-    assert set(manifest["outputs"]) == {"adult_binned", "adult_k10", "adult_nbc_class", "adult_nbc_attr",
+    assert set(manifest["outputs"]) == {"adult_k10", "adult_nbc_class", "adult_nbc_attr",
                                         "adult_sex_race", "adult_sex_race_audit"}
+    assert find_table(engine, "adult_binned") is None  # the working table was dropped
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
     script = (out / "release.sql").read_text()
     assert script.count("BEGIN;") == 1 and script.count("COMMIT;") == 1 and "-- ===== step 4: tables" in script
@@ -70,7 +73,9 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
 
     verified = anonsql.release_verify(spec, engine)
     assert verified.ok and not verified.changed
-    assert any(c.name.startswith("step 3 (nbc)") for c in verified.checks)
+    assert any(n.startswith("step 3 (nbc): no standalone re-check (its input adult_binned was a working table")
+               for n in verified.notes)
+    assert any(c.name.startswith("adult_k10: keeps 10-anonymity over") for c in verified.checks)
 
     # reproducible: the same spec on the same input gives the same tables and manifest figures
     first = {t: table_rows(engine, t) for t in manifest["outputs"]}
@@ -171,7 +176,7 @@ def test_failed_step_check_rolls_back_everything(engine, db, people, tmp_path, m
 def test_existing_outputs_need_replace(engine, people, tmp_path):
     spec = _spec(tmp_path)
     anonsql.release_run(spec, engine)
-    with pytest.raises(AnonsqlError, match="already exist: people_noname, people_k2 .*--replace"):
+    with pytest.raises(AnonsqlError, match="already exist: people_k2 .*--replace"):  # people_noname: dropped
         anonsql.release_run(spec, engine)
 
 

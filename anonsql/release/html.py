@@ -133,10 +133,11 @@ def page(report: ReleaseReport, spec: Spec) -> str:
          '<span class="fail">FAIL</span>', escape(c.detail), f"<code>sql/{escape(c.query)}.sql</code>"]
         for c in gates], "gates") if gates else "<p>No gates in the spec.</p>")
     h.append("<h2>What was published</h2>")
+    kept = [(s, [o for o in s.outputs if o in report.outputs]) for s in plan.steps]  # working tables are gone
     h.append(_table(["step", "input", "tables written", "rows", "fingerprint"], [
-        [f"{s.number}. {escape(s.kind)}", escape(s.input), "<br>".join(escape(o) for o in s.outputs),
-         "<br>".join(f"{report.outputs[o]['rows']:,}" for o in s.outputs),
-         "<br>".join(f"<code>{report.outputs[o]['digest'][:12]}</code>" for o in s.outputs)] for s in plan.steps],
+        [f"{s.number}. {escape(s.kind)}", escape(s.input), "<br>".join(escape(o) for o in outs),
+         "<br>".join(f"{report.outputs[o]['rows']:,}" for o in outs),
+         "<br>".join(f"<code>{report.outputs[o]['digest'][:12]}</code>" for o in outs)] for s, outs in kept if outs],
         "published"))
     h.append(f"<p>{_def('fingerprint')} Tables ending in _changes or _audit hold ORIGINAL values: private.</p>")
     h.append("<h2>Step checks</h2>")

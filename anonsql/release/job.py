@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..catalog import get_table
+from ..catalog import drop_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, silent
 from . import html, manifest
+from .guarantees import Chains
 from .plan import PlanReport, make_plan
 from .spec import Spec
 from .stats import fingerprint
@@ -32,19 +33,38 @@ class ReleaseReport(Report):
     plan: PlanReport
     steps: list[Report] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
-    proof: Proof | None = None
+    proof: Proof | None = None  # of the last gated table (plan.gate_table); its sql: every gate's query
+    proofs: dict[str, Proof] = field(default_factory=dict)  # gated (published row-level) table -> its proof
     input: dict[str, Any] = field(default_factory=dict)  # table, rows, digest
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # table -> rows, digest
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # published and private table -> rows, digest
     artefacts: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def published(self) -> list[str]:
+        """The tables released (the only ones an artefact may list as published)."""
+        return self.plan.published
+
+    @property
+    def working(self) -> list[str]:
+        """Steps' outputs that were not published: dropped at the end of the run."""
+        return self.plan.working
+
+    @property
+    def private(self) -> list[str]:
+        """Tables kept in the database with ORIGINAL values (protect's _changes, tables' _audit)."""
+        return self.plan.private
+
     def lines(self) -> list[str]:
-        lines = [f"release {self.name}: {self.table} -> {', '.join(self.outputs)}"]
+        lines = [f"release {self.name}: {self.table} -> {', '.join(self.published)}"]
         lines += [f"  {s.number}. {s.kind}: {', '.join(s.outputs)}" for s in self.plan.steps]
-        if self.proof:
-            b, a = self.proof.before, self.proof.after
-            lines.append(f"  prosecutor risk {b.risk.max_risk:.3g} -> {a.risk.max_risk:.3g}; suppressed QI cells "
-                         f"{self.proof.suppressed_share:.2%}")
-            lines += [f"  {n} error {e['before']:.4f} -> {e['after']:.4f}" for n, e in self.proof.errors.items()]
+        lines += [f"  working tables dropped: {', '.join(self.working)}"] if self.working else []
+        lines += [f"  private tables (ORIGINAL values, never publish): {', '.join(self.private)}"] if self.private \
+            else []
+        for table, proof in self.proofs.items():
+            b, a = proof.before, proof.after
+            lines.append(f"  {table}: prosecutor risk {b.risk.max_risk:.3g} -> {a.risk.max_risk:.3g}; suppressed QI "
+                         f"cells {proof.suppressed_share:.2%} (before: {b.table})")
+            lines += [f"  {table}: {n} error {e['before']:.4f} -> {e['after']:.4f}" for n, e in proof.errors.items()]
         return lines + [f"  {what}: {path}" for what, path in self.artefacts.items()]
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,6 +99,7 @@ def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress
     src = fingerprint(engine, get_table(engine, plan.table))
     report.input = {"table": plan.table, "rows": src.rows, "digest": src.digest}
     with tempfile.TemporaryDirectory(prefix="anonsql_release_") as tmp, engine.transaction():
+        chains = Chains(engine, spec, plan)
         for step in plan.steps:
             say(f"release: step {step.number} ({step.kind}) {step.input} -> {', '.join(step.outputs)}")
             with report.timed(f"step {step.number} ({step.kind})"):
@@ -89,17 +110,31 @@ def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress
             report.scripts.append(script)
             for c in result.checks:
                 report.check(f"step {step.number} ({step.kind}): {c.name}", c.passed, c.query, c.detail)
+            with report.timed(f"step {step.number} ({step.kind}) guarantees"):
+                chains.after(step, report)  # raises at the first guarantee of an earlier step it lost
         say("release: proving the gates")
         with report.timed("gates"):
-            report.proof = prove_gates(engine, report, spec, plan, progress)
+            report.proofs = prove_gates(engine, report, spec, plan, progress)
         if not report.ok:
             raise VerificationError(report.failed_checks)
-        for step in plan.steps:
-            for out in step.outputs:
-                f = fingerprint(engine, get_table(engine, out))
-                report.outputs[out] = {"rows": f.rows, "digest": f.digest}
+        report.proof = _primary(report.proofs, plan)
+        for table in plan.working:  # after the gates, inside the transaction: only the release remains
+            drop_table(engine, get_table(engine, table).expr)
+        for out in [*plan.published, *plan.private]:
+            f = fingerprint(engine, get_table(engine, out))
+            report.outputs[out] = {"rows": f.rows, "digest": f.digest}
     _write_artefacts(report, spec)
     return report
+
+
+def _primary(proofs: dict[str, Proof], plan: PlanReport) -> Proof | None:
+    """The last gated table's proof, holding the SQL of every gate (the page and script show them all)."""
+    if not proofs:
+        return None
+    primary = proofs[plan.gate_tables[-1]]
+    for proof in proofs.values():
+        primary.sql.update(proof.sql)
+    return primary
 
 
 def _writable(spec: Spec) -> None:

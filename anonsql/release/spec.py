@@ -6,6 +6,7 @@ syntax errors only, so the line of a key is found in the text). Pure: no databas
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import tomllib
@@ -64,14 +65,14 @@ _SECTIONS: dict[str, dict[str, str]] = {
               "max_nb_error_loss": "number", "folds": "int"},
     "outputs": {"dir": "str", "manifest": "str", "script": "str", "report": "str"},
 }
-_STEP_COMMON = {"kind": "str", "out": "str", "input": "str"}
+_STEP_COMMON = {"kind": "str", "out": "str", "input": "str", "publish": "bool"}
 _STEP_KEYS: dict[str, dict[str, str]] = {
     "drop": {"columns": "names"},
     "bin": {"columns": "str_map"},
     "kanon": {"qi": "names", "class": "str", "k": "int", "cost": "str", "alpha": "number", "seed": "int",
               "drop": "names", "pseudonymize": "names", "key_file": "str"},
     "protect": {"key": "str", "method": "str", "target": "str", "rows": "names", "cells": "cells", "attrs": "names",
-                "top_k": "int", "seed": "int", "taxonomies": "str_map"},
+                "top_k": "int", "seed": "int", "taxonomies": "str_map", "qi": "names", "k": "int"},
     "nbc": {"class": "str", "attrs": "names", "rho": "number_or_str", "prior": "prior", "r": "number_or_str",
             "root": "str", "synthetic": "bool", "precedence": "names"},
     "tables": {"dims": "names", "tables": "str", "margins": "str", "sum": "str", "contributor": "str",
@@ -105,6 +106,7 @@ class Step:
     out: str
     input: str | None  # None: the latest row-level table (the source before any)
     options: dict[str, Any]
+    publish: bool | None = None  # its output is released (resolved by _published: None means False)
 
     @property
     def label(self) -> str:
@@ -176,6 +178,7 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
     steps = [_step(where, i, s, path.parent) for i, s in enumerate(data.get("steps", []))]
     if not steps:
         raise where.error(None, None, None, "no [[steps]]: a release runs at least one step")
+    steps = _published(where, steps)
     outs = [s.out for s in steps]
     for s in steps:
         if outs.count(s.out) > 1:
@@ -197,6 +200,17 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
                 files)
 
 
+def _published(where: _Where, steps: list[Step]) -> list[Step]:
+    """Steps with `publish` resolved: the steps saying publish = true, else the last step alone;
+    every other step's output is a working table."""
+    if any(s.publish for s in steps):
+        return [dataclasses.replace(s, publish=bool(s.publish)) for s in steps]
+    if steps[-1].publish is False:
+        raise where.error("steps", len(steps) - 1, "publish", "no step is published: say publish = true on the "
+                          "steps whose output is the release (default: the last step)")
+    return [dataclasses.replace(s, publish=s is steps[-1]) for s in steps]
+
+
 def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
     if not isinstance(raw, dict):
         raise where.error("steps", index, None, "each [[steps]] entry must be a table")
@@ -211,7 +225,7 @@ def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
     options = {k: v for k, v in raw.items() if k not in _STEP_COMMON}
     if "key_file" in options:  # files are named relative to the spec
         options["key_file"] = str(folder / options["key_file"])
-    return Step(index + 1, kind, raw["out"], raw.get("input"), options)
+    return Step(index + 1, kind, raw["out"], raw.get("input"), options, raw.get("publish"))
 
 
 class _Where:
