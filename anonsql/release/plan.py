@@ -10,7 +10,7 @@ from ..catalog import find_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Report
-from .spec import ROW_KINDS, Spec, Step, names
+from .spec import PRIVATE_TABLES, ROW_KINDS, Spec, Step, names
 
 
 @dataclass
@@ -59,7 +59,7 @@ def outputs(step: Step) -> list[str]:
     if step.kind == "nbc":
         return [f"{step.out}_class", f"{step.out}_attr"] + ([f"{step.out}_rows"] if step.options.get("synthetic")
                                                              else [])
-    private = {"protect": "_changes", "tables": "_audit"}.get(step.kind)
+    private = PRIVATE_TABLES.get(step.kind)
     return [step.out] + ([step.out + private] if private else [])
 
 
