@@ -206,6 +206,8 @@ def test_spec_wrong_type_names_its_line(tmp_path):
     (("k = 2\nout", "k = 2\ninput = \"nowhere\"\nout"), "input 'nowhere' is neither 'source' nor"),
     (("out = \"people_k2\"", "out = \"people_noname\""), "output 'people_noname' is written by two steps"),
     (("[gates]", "[gates\n"), "not valid TOML"),
+    (("dir = \"out\"", "dir = \"out\"\nscript = \"../leak.sql\""), "[outputs] script must be a plain file name"),
+    (("dir = \"out\"", "dir = \"out\"\nreport = \"manifest.json\""), "report must be a plain file name of its own"),
 ])
 def test_spec_errors(tmp_path, change, expected):
     assert expected in _error(SMALL.replace("{gate}", "").replace(*change), tmp_path)

@@ -266,6 +266,8 @@ def test_a_release_killed_after_its_commit_is_completed_by_the_rerun(engine, db,
     spec = _spec(tmp_path)
     _killed_run(engine, db, spec, "transaction")  # the commit is the end of the transaction stage
     assert not _out(tmp_path).exists()  # the tables committed, the artefacts did not move
+    assert main(["release", "verify", str(spec), "--db", db, "--quiet"]) == 2
+    assert "a run was killed after its commit: `anonsql release run` completes it" in capsys.readouterr().err
     assert main(["release", "run", str(spec), "--db", db]) == 0  # no --replace: nothing runs again
     said = capsys.readouterr().out
     assert "completed: an earlier run's tables had committed" in said

@@ -136,13 +136,13 @@ def page(report: ReleaseReport, spec: Spec) -> str:
         for c in gates], "gates") if gates else "<p>No gates in the spec.</p>")
     published, private = publication.split(plan)
     h.append("<h2>What was published</h2>")
-    h.append(_tables(report, published, "published"))
+    h.append(_listed(report, published, "published"))
     h.append(f"<p>{_def('fingerprint')}</p>")
     if private:
         h.append('<h2 class="private">Private tables: never publish</h2><p>They stay in the database and hold '
                  "ORIGINAL values (protect's changes, the safe tables' audit); their fingerprints prove they are "
                  "unchanged.</p>")
-        h.append(_tables(report, private, "private"))
+        h.append(_listed(report, private, "private"))
     h.append("<h2>Step checks</h2>")
     h.append(_table(["check", "result", "proved by"], [
         [escape(c.name), '<span class="pass">holds</span>' if c.passed else '<span class="fail">FAILS</span>',
@@ -171,7 +171,7 @@ def _warnings(warnings: Sequence[str]) -> list[str]:
     return [f'<div class="warnings"><h2>Privacy warnings ({len(warnings)})</h2><ul>{items}</ul></div>']
 
 
-def _tables(report: ReleaseReport, tables: Sequence[str], cls: str) -> str:
+def _listed(report: ReleaseReport, tables: Sequence[str], cls: str) -> str:
     """One row per table: the step that wrote it, its input, rows and fingerprint."""
     step = {t: s for s in report.plan.steps for t in s.outputs}
     return _table(["table", "step", "input", "rows", "fingerprint"], [

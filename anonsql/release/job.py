@@ -164,8 +164,9 @@ def verify(engine: Engine, spec: Spec, progress: Progress | None = None) -> Rele
     try:
         recorded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise AnonsqlError(f"cannot read the release manifest {path}: {exc} (run `anonsql release run` first)") \
-            from None
+        hint = "a run was killed after its commit: `anonsql release run` completes it" \
+            if artefacts.Folders.of(spec).staging.is_dir() else "run `anonsql release run` first"
+        raise AnonsqlError(f"cannot read the release manifest {path}: {exc} ({hint})") from None
     if recorded.get("spec", {}).get("sha256") != spec.sha256:
         note = "the spec changed since the release (its sha256 differs from the manifest's)"
     else:
