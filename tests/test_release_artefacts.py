@@ -309,3 +309,15 @@ def test_a_release_killed_before_its_commit_leaves_nothing(engine, db, visits, t
     assert "completed" not in said
     assert "WARNING: attribute disclosure in visits_" in said  # --quiet silences progress, not warnings
     assert _listing(tmp_path) == ["out", "visits.toml"]
+
+
+def test_a_release_folder_that_cannot_be_made_is_refused_before_any_work(engine, db, visits, tmp_path, capsys):
+    spec = _spec(tmp_path)
+    spec.write_text(spec.read_text().replace('dir = "out"', 'dir = "blocker/out"'))
+    (tmp_path / "rel" / "blocker").write_text("a file where the release folder's parent should be")
+    code = main(["release", "run", str(spec), "--db", db, "--quiet"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1
+    assert "cannot create the release folder" in err and "blocker is not a writable folder" in err
+    assert anonsql.release_plan(spec, engine).existing_outputs == []  # no step ran
+    assert _listing(tmp_path) == ["blocker", "visits.toml"]
