@@ -293,9 +293,21 @@ def test_a_release_killed_between_the_renames_is_completed(engine, db, visits, t
     capsys.readouterr()
 
 
-def test_a_release_killed_before_its_commit_leaves_nothing(engine, db, visits, tmp_path, capsys):
+def test_a_release_killed_before_removing_the_previous_folder(engine, db, visits, tmp_path, capsys):
     spec = _spec(tmp_path)
-    _killed_run(engine, db, spec, "staged artefacts")  # staged, not committed
+    assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 0
+    _killed_run(engine, db, spec, "artefacts: in place", "--replace")
+    assert _listing(tmp_path) == [".out.previous", "out", "visits.toml"]  # the new set is in place
+    assert main(["release", "verify", str(spec), "--db", db, "--quiet"]) == 0
+    assert main(["release", "run", str(spec), "--db", db, "--quiet", "--replace"]) == 0
+    assert _listing(tmp_path) == ["out", "visits.toml"]  # the next run removed the leftover
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("stage", ["step 2 (protect)", "gates", "staged artefacts"])
+def test_a_release_killed_before_its_commit_leaves_nothing(engine, db, visits, tmp_path, capsys, stage):
+    spec = _spec(tmp_path)
+    _killed_run(engine, db, spec, stage)  # at the last stage: staged, not committed
     assert not _out(tmp_path).exists()
     from anonsql.engine import connect
 
