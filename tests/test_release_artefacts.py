@@ -293,6 +293,24 @@ def test_a_release_killed_between_the_renames_is_completed(engine, db, visits, t
     capsys.readouterr()
 
 
+def test_a_staged_set_that_no_longer_matches_is_dropped_and_the_previous_release_restored(engine, db, visits,
+                                                                                          tmp_path, capsys):
+    spec = _spec(tmp_path)
+    assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 0
+    first = _snapshot(_out(tmp_path))
+    _killed_run(engine, db, spec, "artefacts: previous set aside", "--replace")
+    from anonsql.engine import connect
+
+    fresh = connect(db)
+    try:  # the source changes before the re-run: the staged manifest no longer describes the database
+        fresh.execute("UPDATE visits SET diagnosis = 'diag-delta' WHERE pid = 'key-001q'")
+    finally:
+        fresh.close()
+    assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 2  # outputs exist, no --replace
+    assert "already exist" in capsys.readouterr().err
+    assert _snapshot(_out(tmp_path)) == first and _listing(tmp_path) == ["out", "visits.toml"]
+
+
 def test_a_release_killed_before_removing_the_previous_folder(engine, db, visits, tmp_path, capsys):
     spec = _spec(tmp_path)
     assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 0
