@@ -38,8 +38,10 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def _figures(manifest: dict) -> dict:
-    """The manifest without its timings (the only figures allowed to differ between runs)."""
-    return {k: v for k, v in manifest.items() if k != "seconds"}
+    """The manifest without its timings (the only figures allowed to differ between runs) and the
+    private script's hash (a --replace run's script also drops the tables it replaces)."""
+    artefacts = {k: v for k, v in manifest["artefacts"].items() if k != "private/release.sql"}
+    return {**{k: v for k, v in manifest.items() if k != "seconds"}, "artefacts": artefacts}
 
 
 def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
@@ -64,7 +66,7 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
                                         "adult_sex_race", "adult_sex_race_audit"}
     assert find_table(engine, "adult_binned") is None  # the working table was dropped
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
-    script = (out / "release.sql").read_text()
+    script = (out / "private" / "release.sql").read_text()
     assert script.count("BEGIN;") == 1 and script.count("COMMIT;") == 1 and "-- ===== step 4: tables" in script
     bin_part = script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
     assert "CREATE TABLE" in bin_part and "[10,20)" not in bin_part  # width bins: a formula, no cut points
@@ -141,7 +143,7 @@ def test_small_release_drops_identifiers(engine, people, tmp_path):
     report = anonsql.release_run(_spec(tmp_path), engine)
     assert report.ok
     assert "name" not in get_table(engine, "people_k2").column_names
-    script = (tmp_path / "out" / "release.sql").read_text()
+    script = (tmp_path / "out" / "private" / "release.sql").read_text()
     assert "CREATE TABLE" in script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
     assert (tmp_path / "out" / "manifest.json").exists()
 
@@ -152,7 +154,7 @@ def test_failed_gate_changes_nothing(engine, people, tmp_path):
         anonsql.release_run(_spec(tmp_path, "l_diversity = {disease = 2}\nmax_risk = 0.01"), engine)
     assert _tables(engine) == before  # neither people_noname nor people_k2 survived
     assert table_rows(engine, "people")[0][:2] == (1, "a")
-    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert not (tmp_path / "out").exists()  # not even an empty release folder
 
 
 def test_failed_step_check_rolls_back_everything(engine, db, people, tmp_path, monkeypatch, capsys):
@@ -209,6 +211,8 @@ def test_spec_wrong_type_names_its_line(tmp_path):
     (("k = 2\nout", "k = 2\ninput = \"nowhere\"\nout"), "input 'nowhere' is neither 'source' nor"),
     (("out = \"people_k2\"", "out = \"people_noname\""), "output 'people_noname' is written by two steps"),
     (("[gates]", "[gates\n"), "not valid TOML"),
+    (("dir = \"out\"", "dir = \"out\"\nscript = \"../leak.sql\""), "[outputs] script must be a plain file name"),
+    (("dir = \"out\"", "dir = \"out\"\nreport = \"manifest.json\""), "report must be a plain file name of its own"),
 ])
 def test_spec_errors(tmp_path, change, expected):
     assert expected in _error(SMALL.replace("{gate}", "").replace(*change), tmp_path)

@@ -60,6 +60,9 @@ class ProtectedCell:
 class ProtectReport(Report):
     """A protect run: the cells, the changes (Def. 2.6's direct distance), Section 2.4's metrics."""
 
+    #: Row keys, predictions and original values: never in a public artefact (Report.public_dict).
+    PRIVATE = ("cells", "changes")
+
     changes_table: str
     in_place: bool
     key: str

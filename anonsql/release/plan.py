@@ -10,7 +10,7 @@ from ..catalog import find_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Report
-from .spec import ROW_KINDS, Spec, Step, names
+from .spec import PRIVATE_TABLES, ROW_KINDS, Spec, Step, names
 
 
 @dataclass
@@ -30,7 +30,7 @@ class PlannedStep:
     @property
     def private(self) -> list[str]:
         """Tables holding ORIGINAL values (protect's <out>_changes, tables' <out>_audit): kept, never published."""
-        suffix = PRIVATE_SUFFIXES.get(self.kind)
+        suffix = PRIVATE_TABLES.get(self.kind)
         return [self.outputs[0] + suffix] if suffix else []
 
     @property
@@ -87,8 +87,6 @@ class PlanReport(Report):
 
 #: Row-level kinds that suppress cells (the others recode: drop, bin).
 SUPPRESSING = ("kanon", "protect")
-#: The private table each kind writes beside its output, as <out><suffix>.
-PRIVATE_SUFFIXES = {"protect": "_changes", "tables": "_audit"}
 
 
 def outputs(step: Step) -> list[str]:
@@ -96,7 +94,7 @@ def outputs(step: Step) -> list[str]:
     if step.kind == "nbc":
         return [f"{step.out}_class", f"{step.out}_attr"] + ([f"{step.out}_rows"] if step.options.get("synthetic")
                                                              else [])
-    private = PRIVATE_SUFFIXES.get(step.kind)
+    private = PRIVATE_TABLES.get(step.kind)
     return [step.out] + ([step.out + private] if private else [])
 
 

@@ -23,6 +23,8 @@ from ..errors import AnonsqlError
 KINDS = ("drop", "bin", "kanon", "protect", "nbc", "tables")
 #: Kinds whose output is a row-level table that later steps read by default.
 ROW_KINDS = ("drop", "bin", "kanon", "protect")
+#: The private table a kind writes beside its output (`<out><suffix>`): original values, never published.
+PRIVATE_TABLES = {"protect": "_changes", "tables": "_audit"}
 
 
 def _is_names(v: Any) -> bool:
@@ -89,6 +91,16 @@ def names(value: Any) -> list[str]:
     return list(value or [])
 
 
+#: The one subfolder of a release's folder that is not public, and the artefacts that go there.
+PRIVATE_DIR = "private"
+PRIVATE_FILES = ("script", "changes")
+
+
+def artefact_path(what: str, name: str) -> str:
+    """An artefact's path inside the release folder: private ones under PRIVATE_DIR/."""
+    return f"{PRIVATE_DIR}/{name}" if what in PRIVATE_FILES else name
+
+
 @dataclass(frozen=True)
 class Source:
     db: str | None
@@ -137,10 +149,10 @@ class Spec:
     steps: list[Step]
     gates: Gates
     out_dir: Path
-    files: dict[str, str]  # manifest / script / report -> file name inside out_dir
+    files: dict[str, str]  # manifest / script / report / changes -> file name (artefact_path places it)
 
     def artefact(self, what: str) -> Path:
-        return self.out_dir / self.files[what]
+        return self.out_dir / artefact_path(what, self.files[what])
 
 
 def load(path: str | Path) -> Spec:
@@ -195,7 +207,13 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
               gates.get("max_risk"), gates.get("max_suppressed"), gates.get("max_nb_error_loss"), gates.get("folds", 5))
     out_dir = path.parent / outputs.get("dir", f"{path.stem}.release")
     files = {"manifest": outputs.get("manifest", "manifest.json"), "script": outputs.get("script", "release.sql"),
-             "report": outputs.get("report", "report.html")}
+             "report": outputs.get("report", "report.html"), "changes": "changes.json"}
+    paths = [artefact_path(what, name) for what, name in files.items()]
+    for what, name in files.items():
+        if what in outputs and (Path(name).name != name or name in ("", ".", "..", PRIVATE_DIR)
+                                or paths.count(artefact_path(what, name)) > 1):
+            raise where.error("outputs", None, what, f"[outputs] {what} must be a plain file name of its own, got "
+                              f"{name!r} (the script goes to {PRIVATE_DIR}/ by itself)")
     return Spec(path, sha256, release.get("name", path.stem), release.get("seed", 0), source, steps, g, out_dir,
                 files)
 
