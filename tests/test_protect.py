@@ -966,7 +966,7 @@ def test_cli_show_values_and_identifiers(db, engine, make_table, tmp_path, capsy
         assert "column 'name' is unique" in out and "column 'id' is the row key" in out
     a, b = (json.loads(p.read_text()) for p in reports)
     for d in (a, b):
-        d.pop("seconds"), d.pop("out"), d.pop("changes_table"), d.pop("notes")
+        d.pop("seconds"), d.pop("out"), d.pop("changes_table"), d.pop("notes"), d.pop("warnings")
     assert a == b and "show_values" not in a  # the JSON report is the same with or without --show-values
     assert {(c["key"], c["column_name"], c["old_value"]) for c in a["changes"]} >= {(2, "diagnosis", AP)}
     assert main([*base, "--out", "pub2", "--drop", "name", "--pseudonymize", "ssn", "--key-file", str(key)]) == 0
@@ -1002,7 +1002,127 @@ def test_ctas_path_same_as_update(engine, make_table, monkeypatch, kwargs):
     monkeypatch.setattr(engine, "supports_update", False)
     by_ctas = symptoms_only(engine, out="by_ctas", **kwargs).to_dict()
     for r in (by_update, by_ctas):
-        r.pop("seconds"), r.pop("out"), r.pop("changes_table"), r.pop("notes")
+        r.pop("seconds"), r.pop("out"), r.pop("changes_table"), r.pop("notes"), r.pop("warnings")
     assert by_ctas == by_update
     assert table_rows(engine, "by_ctas") == table_rows(engine, "by_update")
     assert table_rows(engine, "by_ctas_changes") == table_rows(engine, "by_update_changes")
+
+
+# ---------------------------------------------------------------- k-anonymity kept through protect (issue 29)
+
+from anonsql import check, k_anonymize, load_dataset  # noqa: E402
+from anonsql.protect import keep_k  # noqa: E402
+
+ADULT_QI = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex"]
+BREAKING = ["1", "3", "5", "9", "11"]  # dropp hides QI cells of rows 1 and 3, leaving a class of 4 behind
+
+
+@pytest.fixture
+def adult_k5(db):
+    """Issue 29's composition: kanon's 5-anonymous output of Adult, the input of protect."""
+    load_dataset(db, "adult-kh", "adult", replace=True)
+    assert k_anonymize(db, "adult", ADULT_QI, "income", 5, out="a5").ok
+    return db
+
+
+def _hidden(engine, changes):
+    return {(str(k), c) for k, c, _old, new in table_rows(engine, changes) if new is None}
+
+
+def test_protect_keeps_k_anonymity_with_qi_and_k(adult_k5, engine):
+    """Without --k the hidden cells move rows of a5 out of their classes: the output is not
+    5-anonymous and the report warns; with --qi/--k further QI cells are hidden (MAR cost), the
+    output is 5-anonymous by the independent check, and the hidden cells are a superset of the
+    run without --k (the method's own, the confidential ones among them)."""
+    db = adult_k5
+    plain = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, out="p")
+    assert plain.ok and plain.input_k >= 5 and not check(db, "p", ADULT_QI, 5).ok
+    assert [w for w in plain.warnings if w.startswith(f"p is not {plain.input_k}-anonymous over age, workclass")]
+    assert "--k" in plain.warnings[0]
+    kept = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pk")
+    assert kept.ok and check(db, "pk", ADULT_QI, 5).ok and not kept.warnings
+    assert ("k-anonymity", "common/violations_summary") in {(c.name, c.query) for c in kept.checks}
+    asked, more = _hidden(engine, "p_changes"), _hidden(engine, "pk_changes")
+    assert {(r, "income") for r in BREAKING if (r, "income") in asked} and asked < more
+    assert kept.k_cells == len(more - asked) > 0 and all(c in ADULT_QI for _, c in more - asked)
+    assert f"kept 5-anonymity over {', '.join(ADULT_QI)}: {kept.k_cells} more" in kept.summary()
+    # only cells hidden: every other cell of pk is a5's
+    changed = {(r, c) for r, c in more}
+    a5 = {str(row[0]): row for row in table_rows(engine, "a5")}
+    cols = [c for c in catalog_columns(engine, "a5")]
+    for row in table_rows(engine, "pk"):
+        for c, v, was in zip(cols, row, a5[str(row[0])]):
+            assert v == was or ((str(row[0]), c) in changed and v is None)
+
+
+def catalog_columns(engine, name):
+    from anonsql.catalog import get_table
+    return get_table(engine, name).column_names
+
+
+def test_protect_without_qi_says_nothing_and_with_k_the_ctas_path_agrees(adult_k5, engine, monkeypatch):
+    """No --qi, no k watch (the QIs are unknown); the Spark path (no UPDATE) hides the same cells."""
+    db = adult_k5
+    r = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", out="p")
+    assert r.ok and not [w for w in r.warnings if "anonymous" in w] and r.k is None
+    protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pk")
+    monkeypatch.setattr(engine, "supports_update", False)
+    protect_table(engine, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pc")
+    assert sorted(table_rows(engine, "pc")) == sorted(table_rows(engine, "pk"))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(k=2), "--k needs --qi"),
+    (dict(qi=["zipcode", "gender"], k=2), r"table records is not 2-anonymous over zipcode, gender \(4 classes have "
+     r"fewer than 2 rows, the smallest 1\): protect --k keeps k-anonymity, it does not create it"),
+    (dict(qi=["id", "gender"], k=1), "the key column 'id' cannot be a quasi-identifier"),
+    (dict(qi=["nope"], k=2), "nope"),
+    (dict(qi=["gender"], k=0), "k"),
+    (dict(qi=["gender"], drop=["gender"]), "'gender' is a quasi-identifier"),
+])
+def test_protect_k_bad_input_changes_nothing(engine, make_table, kwargs, message):
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    with pytest.raises(AnonsqlError, match=message):
+        symptoms_only(engine, rows=["2"], out="pub", **kwargs)
+    assert table_rows(engine, "records") == before
+    from anonsql.catalog import find_table
+    assert find_table(engine, "pub") is None and find_table(engine, "pub_changes") is None
+
+
+def test_cli_qi_k_and_quiet_warning(db, engine, make_table, capsys):
+    """The CLI: --qi alone warns (stderr and summary, --quiet or not); a refused --k is one line, exit 2."""
+    from anonsql.cli import main
+    make_table("records", {**TABLE_1_2, "gender": ["F"] * 9})  # 9-anonymous over gender; hiding a gender breaks it
+    base = ["protect", "--db", db, "--table", "records", "--key", "id", "--target", "gender", "--rows", "2",
+            "--attrs", ",".join(SYMPTOMS), "--method", "dropp", "--qi", "gender"]
+    assert main([*base, "--out", "pub", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "WARNING: pub is not 9-anonymous over gender as records was" in out
+    assert "WARNING: pub is not 9-anonymous over gender" in err and "protect:" not in err
+    assert main([*base, "--out", "pub2", "--k", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not 10-anonymous over gender" in err
+
+
+def test_repair_is_kanon_on_the_moved_count_table():
+    """keep_k.repair: the count table after the move, made k-anonymous by kanon's loop: only
+    non-NULL cells of classes that exist after the move are suppressed, and every class then has
+    >= k rows; a move that keeps every class >= k needs nothing."""
+    assert keep_k.repair({("a", 1): 4, ("a", None): 3}, [(("a", 1), ("a", None))], k=3) == []
+    classes = {("a", 1, "x"): 3, ("a", 2, "x"): 3, ("b", 1, "y"): 4, ("b", 2, "y"): 3, ("c", 2, "y"): 5}
+    moved = [(("b", 1, "y"), ("b", None, "y")), (("a", 2, "x"), (None, None, None))]
+    now = keep_k.after(classes, moved)
+    assert now == {("a", 1, "x"): 3, ("a", 2, "x"): 2, ("b", 1, "y"): 3, ("b", None, "y"): 1, ("b", 2, "y"): 3,
+                   ("c", 2, "y"): 5, (None, None, None): 1}
+    for seed in range(5):
+        repairs = keep_k.repair(classes, moved, k=3, seed=seed)
+        assert repairs and all(p in now and all(p[j] is not None for j in blank) for p, blank in repairs)
+        blank = dict(repairs)
+        result: dict = {}
+        for p, n in now.items():
+            q = tuple(None if j in blank.get(p, ()) else v for j, v in enumerate(p))
+            result[q] = result.get(q, 0) + n
+        assert min(result.values()) >= 3 and sum(result.values()) == sum(classes.values())
+    assert dict(keep_k.repair(classes, moved, k=3, seed=1)) == dict(  # the input's order does not matter
+        keep_k.repair(dict(reversed(classes.items())), moved, k=3, seed=1))
