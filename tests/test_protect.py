@@ -875,13 +875,17 @@ def _hmac(value) -> str:
 def test_identifier_warning_names_unique_columns_and_notes_the_key(engine, make_table):
     make_table("records", PEOPLE)
     r = symptoms_only(engine, rows=["2"], method="dropp", out="pub")
-    warned = [n for n in r.notes if "names a row on its own" in n]
+    warned = [n for n in r.warnings if "names a row on its own" in n]  # 9 rows: zipcode and age are nearly unique
+    assert [n.split("'")[1] for n in warned] == ["zipcode", "age", "name", "ssn"]
+    r = symptoms_only(engine, rows=["2"], method="dropp", out="pub", replace=True, qi=["zipcode", "gender", "age"])
+    warned = [n for n in r.warnings if "names a row on its own" in n]  # quasi-identifiers are not direct ones
     assert [n.split("'")[1] for n in warned] == ["name", "ssn"]  # the key is not warned about as such...
     assert any(n.startswith("column 'id' is the row key: it identifies every row of pub by design")
                for n in r.notes)  # ...but noted: protect keeps it by design
     make_table("plain", TABLE_1_2)
-    r = protect_table(engine, "plain", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub2")
-    assert not [n for n in r.notes if "names a row on its own" in n]
+    r = protect_table(engine, "plain", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub2",
+                      qi=["zipcode", "gender", "age"])
+    assert not [n for n in r.warnings if "names a row on its own" in n]
 
 
 @pytest.mark.parametrize("in_place", [False, True])
@@ -890,7 +894,8 @@ def test_drop_and_pseudonymize_direct_identifiers(engine, make_table, monkeypatc
     monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", SECRET)
     make_table("records", PEOPLE)
     r = protect_table(engine, "records", "id", target="diagnosis", rows=["2"], method="dropp", drop="name",
-                      pseudonymize=["SSN"], in_place=in_place, out=None if in_place else "pub")
+                      pseudonymize=["SSN"], in_place=in_place, out=None if in_place else "pub",
+                      qi=["zipcode", "gender", "age"])
     out = "records" if in_place else "pub"
     assert r.ok and r.dropped == ["name"] and r.pseudonymized == ["ssn"]
     assert "name" not in r.attrs["diagnosis"] and "ssn" in r.attrs["diagnosis"]  # a dropped column is read by none
@@ -901,7 +906,7 @@ def test_drop_and_pseudonymize_direct_identifiers(engine, make_table, monkeypatc
     rows = {row[0]: row for row in table_rows(engine, out)}
     assert {k: row[-1] for k, row in rows.items()} == {k: _hmac(s) for k, s in zip(PEOPLE["id"], PEOPLE["ssn"])}
     assert rows[2][7] is None  # Bob's diagnosis is hidden
-    assert not [n for n in r.notes if "names a row on its own" in n]  # nothing left to warn about
+    assert not [n for n in r.warnings if "names a row on its own" in n]  # nothing left to warn about
     summary = r.summary()
     assert "dropped direct identifiers: name" in summary and "pseudonymized (keyed HMAC-SHA256): ssn" in summary
     assert SECRET not in summary + r.to_json()
