@@ -1065,15 +1065,41 @@ def catalog_columns(engine, name):
     return get_table(engine, name).column_names
 
 
-def test_protect_without_qi_says_nothing_and_with_k_the_ctas_path_agrees(adult_k5, engine, monkeypatch):
-    """No --qi, no k watch (the QIs are unknown); the Spark path (no UPDATE) hides the same cells."""
+def test_protect_without_qi_watches_a_kanon_output_and_the_ctas_path_agrees(adult_k5, engine, monkeypatch):
+    """No --qi: a table that looks like a kanon output (k-anonymous, k >= 2, over the columns
+    holding NULLs: here a5's suppressed QIs) is watched over them, and the warning says it guessed;
+    the source Adult, without a NULL, is not (nor is a table not k-anonymous over its NULL columns,
+    test_protect_guess_needs_k_at_least_2). The Spark path (no UPDATE) hides the same cells with --k."""
     db = adult_k5
     r = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", out="p")
-    assert r.ok and not [w for w in r.warnings if "anonymous" in w] and r.k is None
+    assert r.ok and r.k is None and r.qi == [] and r.input_k >= 5
+    assert [w for w in r.warnings if w.startswith(f"p is not {r.input_k}-anonymous over the columns holding NULLs "
+                                                  f"({', '.join(ADULT_QI)}), which look like a kanon output's")]
+    rows = table_rows(engine, "adult")
+    assert not [j for j in range(len(rows[0])) if any(row[j] is None for row in rows)]  # no cell looks suppressed
+    r = protect_table(db, "adult", "id", target="income", rows=BREAKING, method="dropp", out="p2")
+    assert r.ok and r.input_k is None and not [w for w in r.warnings if "anonymous" in w]
     protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pk")
     monkeypatch.setattr(engine, "supports_update", False)
     protect_table(engine, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pc")
     assert sorted(table_rows(engine, "pc")) == sorted(table_rows(engine, "pk"))
+
+
+def test_protect_guess_needs_k_at_least_2(engine, make_table):
+    """Without --qi the columns holding NULLs are watched only when the table is k-anonymous over
+    them with k >= 2: with zipcode NULL in rows 1 and 4 (a class of 2) it is, and hiding Bob's
+    zipcode (a class of 3 now) keeps it, so nothing is said; with a lone NULL it is not."""
+    make_table("records", {**TABLE_1_2, "zipcode": [None, "90410", "90301", None, "90301", "90410", "90305",
+                                                     "90402", "90301"], "age": [1, 1, 2, 2, 1, 1, 2, 2, 1]})
+    r = protect_table(engine, "records", "id", target="zipcode", rows=["2"], attrs=SYMPTOMS, out="pub")
+    assert r.input_k is None  # 90305 and 90402 are alone: not k-anonymous over zipcode
+    make_table("records2", {**TABLE_1_2, "zipcode": [None, "9", "9", None, "9", "9", "9", "9", "9"]})
+    r = protect_table(engine, "records2", "id", target="zipcode", rows=["2"], attrs=SYMPTOMS, out="pub2")
+    assert r.input_k == 2 and not [w for w in r.warnings if "anonymous" in w]  # NULL 2 -> 3, "9" 7 -> 6: still 2
+    r = protect_table(engine, "records2", "id", target="zipcode", rows=["2", "3", "5", "6", "7", "8"],
+                      attrs=SYMPTOMS, out="pub3")
+    assert r.input_k == 2 and [w for w in r.warnings if w.startswith(
+        "pub3 is not 2-anonymous over the columns holding NULLs (zipcode)")]  # one "9" left alone
 
 
 @pytest.mark.parametrize("in_place", [False, True])

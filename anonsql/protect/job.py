@@ -145,7 +145,8 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     `qi` and `k`: the output is k-anonymous over `qi` (the input must be): where the hidden cells
     move rows out of their classes, further QI cells are hidden (keep_k, kanon's MAR cost), and
     the k-anonymity check runs on the output. `qi` without `k` watches the k the input had and
-    warns (Report.warnings) when the output lost it.
+    warns (Report.warnings) when the output lost it; without `qi` too, a table that looks like a
+    kanon output is watched over the columns holding NULLs (see _classes).
 
     --drop and --pseudonymize run after the protection is verified, in the same transaction:
     dropped columns are no attribute (nothing reads them), and a pseudonym replaces values one
@@ -156,7 +157,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     drop, pseudonymize = identifiers.check_columns(source, qi, drop, pseudonymize)
     inp = resolve(engine, source, key, method, target=target, rows=rows, cells=cells, attrs=attrs,
                   taxonomies=taxonomies, drop=drop, pseudonymize=pseudonymize)
-    classes, had = _classes(engine, source, inp.key, qi, k)
+    watched, classes, had = _classes(engine, source, inp.key, qi, k, drop)
     ctas = not engine.supports_update and not in_place  # Spark: ONE CREATE TABLE AS SELECT (in place is refused)
     if ctas:
         _spark_input(engine.dialect, source, inp, drop, pseudonymize)
@@ -202,8 +203,8 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
         with report.timed("verify"):
             verify.run(engine, report, inp, stage if in_place else sql.TableName(source.name, source.schema), stage,
                        stage_changes, results, method, values, decisions.removed)
-            if qi:
-                _k_anonymity(engine, report, get_table(engine, stage), source, qi, k, had, say)
+            if watched:
+                _k_anonymity(engine, report, get_table(engine, stage), source, watched, k, had, say, guessed=not qi)
         rewrite.cleanup(engine)
         if not report.ok:
             raise VerificationError(report.checks)
@@ -228,22 +229,29 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     return report
 
 
-def _classes(engine: Engine, source: Table, key: str, qi: Sequence[str],
-             k: int | None) -> tuple[list[tuple[tuple, str, int]], int | None]:
-    """The equivalence classes of the source over `qi` and the k it has (its smallest class);
-    refuses `k` when the source is not k-anonymous (protect keeps k-anonymity, kanon makes it)."""
-    if not qi:
-        return [], None
+def _classes(engine: Engine, source: Table, key: str, qi: Sequence[str], k: int | None,
+             unwatched: Sequence[str]) -> tuple[list[str], list[tuple[tuple, str, int]], int | None]:
+    """The quasi-identifiers whose k-anonymity the run keeps or watches, the source's equivalence
+    classes over them, and the k it has (its smallest class). `qi` when given (refused with `k`
+    when the source is not k-anonymous: protect keeps k-anonymity, kanon makes it); else, when
+    the table looks like a kanon output, the guess: the columns holding NULLs (kanon's
+    suppressed cells) but the key and `unwatched`, if the table is k-anonymous over them, k >= 2."""
     if key in qi:
         raise AnonsqlError(f"the key column '{key}' cannot be a quasi-identifier (--qi): it is unique in every row")
-    classes = stats.qi_classes(engine, source.expr, qi)
+    watched = list(qi) or stats.columns_with_nulls(
+        engine, source.expr, [c for c in source.column_names if c != key and c not in unwatched])
+    if not watched:
+        return [], [], None
+    classes = stats.qi_classes(engine, source.expr, watched)
     had = min(n for *_, n in classes)
     if k is not None and had < k:
         small = sum(1 for *_, n in classes if n < k)
         raise AnonsqlError(f"table {source} is not {k}-anonymous over {', '.join(qi)} ({small:,} classes have fewer "
                            f"than {k} rows, the smallest {had}): protect --k keeps k-anonymity, it does not create "
                            "it; make the table k-anonymous first (anonsql kanon)")
-    return classes, had
+    if not qi and had < 2:
+        return [], [], None  # not k-anonymous over the guess: nothing to watch
+    return watched, classes, had
 
 
 def _keep_k(engine: Engine, source: Table, key: str, qi: Sequence[str], k: int, seed: int,
@@ -278,17 +286,20 @@ def _keep_k(engine: Engine, source: Table, key: str, qi: Sequence[str], k: int, 
 
 
 def _k_anonymity(engine: Engine, report: ProtectReport, written: Table, source: Table, qi: Sequence[str],
-                 k: int | None, had: int | None, say: Progress) -> None:
+                 k: int | None, had: int | None, say: Progress, *, guessed: bool) -> None:
     """With `k`: the independent k-anonymity check of the output (anonsql.verify). Without: a
-    privacy warning when the output lost the k the input had."""
+    privacy warning when the output lost the k the input had over `qi` (`guessed`: the columns
+    holding NULLs, as in a kanon output)."""
     checked = k_anonymity(engine, written, qi, k or had or 1, show=0)
     if k is not None:
         report.checks += checked.checks
     elif checked.violating_groups:
-        report.warn(f"{report.out} is not {had}-anonymous over {', '.join(qi)} as {source} was: "
-                    f"{checked.violating_groups:,} classes holding {checked.violating_rows:,} rows have fewer than "
-                    f"{had} rows, moved there by the hidden cells; run protect with --k {had} to hide further "
-                    "quasi-identifier cells and keep it", say)
+        over = (f"the columns holding NULLs ({', '.join(qi)}), which look like a kanon output's "
+                "quasi-identifiers," if guessed else ', '.join(qi))
+        report.warn(f"{report.out} is not {had}-anonymous over {over} as {source} was: "
+                    f"{checked.violating_groups:,} class(es) holding {checked.violating_rows:,} rows have fewer than "
+                    f"{had} rows, moved there by the hidden cells; run protect with {'--qi QIS ' if guessed else ''}"
+                    f"--k {had} to hide further quasi-identifier cells and keep it", say)
 
 
 def _decide(engine: Engine, source: Table, inp: ProtectionInput, extra: list[str], method: str, top_k: int | None,

@@ -100,6 +100,14 @@ def qi_classes(engine: Engine, table: exp.Table, qi: Sequence[str]) -> list[tupl
     return [(tuple(row[:len(qi)]), row[-2], int(row[-1])) for row in found]
 
 
+def columns_with_nulls(engine: Engine, table: exp.Table, columns: Sequence[str]) -> list[str]:
+    """The `columns` holding at least one NULL (protect/null_counts, one scan)."""
+    if not columns:
+        return []
+    nulls = engine.fetch_all(*sql.render("protect/null_counts", engine.dialect, tbl=table, col=sql.columns(columns)))[0]
+    return [c for c, n in zip(columns, nulls) if n]
+
+
 def keys_in_classes(engine: Engine, table: exp.Table, key: str, qi: Sequence[str],
                     groups: Sequence[str]) -> list[tuple[Any, str]]:
     """(row key, group key) of the rows in the classes named by `groups` (protect/keys_in_classes),
