@@ -132,11 +132,12 @@ def _formats(engine: Engine, table: Table, columns: Sequence[str]) -> list[tuple
     return found
 
 
-def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent) -> list[str]:
+def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent,
+         named: sql.TableName | None = None) -> list[str]:
     """The one call of a writing job after it wrote `table`: a privacy warning on `report` (and
     on the progress channel) for every column not among `quasi` (its quasi-identifiers) that
-    reads as a direct identifier."""
-    return tell(report, scan(engine, table, unlisted(table.column_names, quasi)), say)
+    reads as a direct identifier; `named` names the output when `table` is its staging table."""
+    return tell(report, scan(engine, table, unlisted(table.column_names, quasi), named), say)
 
 
 def unlisted(columns: Sequence[str], quasi: Sequence[str]) -> list[str]:

@@ -220,7 +220,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                           pseudonymize=pseudonymize)
         if not report.ok:
             raise VerificationError(report.checks)
-        identifiers.warn(engine, report, written, [inp.key, *qi, *pseudonymize], say)
+        identifiers.warn(engine, report, written, [inp.key, *qi, *pseudonymize], say, named=dest)
         report.notes.append(f"column '{inp.key}' is the row key: it identifies every row of {dest} by design "
                             f"(protect keeps it, and {changes} names cells by it); if it is a direct identifier "
                             "(a patient id), publish a surrogate key in its place")
