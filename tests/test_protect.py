@@ -1116,6 +1116,38 @@ def test_protect_k_in_place_hides_the_whole_class_when_nothing_else_keeps_k(engi
         (i, "gender", "F", None) for i in range(1, 10)]  # (Bob's tuple is deleted: naive Bayes always says F)
 
 
+def test_protect_k_script_hides_the_same_cells_and_checks_k(tmp_path):
+    """--emit-sql with --k: the script carries the further cells and ends with the k-anonymity
+    query; run on a fresh copy it publishes the job's table and every check returns no row."""
+    import duckdb
+    import pandas as pd
+
+    from anonsql.data.loading import write_frame
+    from anonsql.engine import connect
+
+    path = str(tmp_path / "s.duckdb")
+    eng = connect(path, create=True)
+    write_frame(eng, pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in {**TABLE_1_2, "gender": ["F"] * 9}.items()}
+                                  ).convert_dtypes(), "records")
+    script = tmp_path / "run.sql"
+    args = dict(target="gender", rows=["2"], attrs=SYMPTOMS, qi=["gender"], k=9)
+    protect_table(eng, "records", "id", out="pub", emit_sql=str(script), execute=False, **args)
+    protect_table(eng, "records", "id", out="job", **args)
+    job = table_rows(eng, "job")
+    eng.close()
+    text = script.read_text()
+    assert "--k: no class of gender has fewer than 9 rows: must return no row" in text
+    body, checks = text.split("-- Verification:")
+    code = "\n".join(x for x in checks.splitlines()[1:] if not x.strip().startswith(("--", "/*")))
+    queries = [q.strip() for q in code.split(";") if q.strip()]
+    con = duckdb.connect(path)
+    con.execute(body)
+    assert all(con.execute(q).fetchall() == [] for q in queries) and len(queries) >= 3
+    assert sorted(con.execute("SELECT * FROM pub").fetchall()) == sorted(job)
+    assert [g for (g,) in con.execute("SELECT gender FROM pub").fetchall()] == [None] * 9
+    con.close()
+
+
 def test_protect_k_with_a_generalized_quasi_identifier(engine, make_table, tmp_path):
     """A -g method generalizes Bob's gender to the label Any: his row leaves Male (6 -> 5) for a
     class of 1; with --k 3 further cells are hidden until every class has >= 3 rows, and every

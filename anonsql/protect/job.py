@@ -186,7 +186,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     report.rows_removed = bool(decisions.removed)
     if emit_sql:
         save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
-                               drop, pseudonymize, ctas))
+                               drop, pseudonymize, ctas, (qi, k) if k is not None else None))
     if not execute:
         report.notes.append("dry run: nothing was changed")
         return report
@@ -355,8 +355,9 @@ def _spark_input(dialect: str, source: Table, inp: ProtectionInput, drop: Sequen
 
 def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.TableName, key: str,
             decisions: rewrite.Decisions, in_place: bool, drop_tables: list, drop: Sequence[str],
-            pseudonymize: Sequence[str], ctas: bool) -> str:
-    """The run as a reviewable script, ending with its verification queries."""
+            pseudonymize: Sequence[str], ctas: bool, kept: tuple[Sequence[str], int] | None = None) -> str:
+    """The run as a reviewable script, ending with its verification queries (with `kept`, (qi, k)
+    of --qi/--k, the k-anonymity check too)."""
     script = Script(dialect, f"anonsql protect: {source} -> {dest}, changes in {changes}", warnings=[
         f"PRIVATE: this script names the confidential cells, and {changes} holds their ORIGINAL values;",
         "keep both as private as the source table. Run it in one session: the verification queries at",
@@ -367,4 +368,9 @@ def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.Table
         script.step(comment, statement)
     # a pseudonymized column no longer holds its recorded new values (its labels are pseudonyms too)
     verify.script_checks(script, dest, changes, key, [c for c in decisions.columns if c not in pseudonymize])
+    if kept is not None:
+        qi, k = kept
+        script.check(f"--k: no class of {', '.join(qi)} has fewer than {k} rows: must return no row",
+                     sql.readable("common/violating_groups", dialect, tbl=dest.expr, qi=sql.columns(qi), k=k,
+                                  shown=sql.columns(qi, "t"), max_groups=20))
     return script.text()
