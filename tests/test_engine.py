@@ -150,50 +150,6 @@ def test_duckdb_runs_a_one_row_group_table_on_one_thread(tmp_path):
     con.close()
 
 
-def test_duckdb_engine_works_on_the_extension_module_alone(tmp_path):
-    """anonsql.engine.duckdb imports DuckDB's extension module (_duckdb), not the duckdb package
-    (~40 ms of every start): every Engine method works from it in a fresh interpreter, where the
-    package is loaded only if the extension itself asks for it; a caller's duckdb.connect() is
-    still recognised as an open connection."""
-    import subprocess
-    import sys
-
-    code = f"""
-import sys
-from datetime import date
-from decimal import Decimal
-import numpy as np
-from anonsql.engine import connect
-e = connect({str(tmp_path / "x.duckdb")!r}, create=True)
-assert 'duckdb' not in sys.modules and type(e._con).__module__ == '_duckdb'
-e.expect_rows(10)
-with e.transaction():
-    e.execute("CREATE TABLE t (a INTEGER, b VARCHAR, d DECIMAL(9, 2), w DATE)")
-    e.insert_rows('"t"', '"a", "b", "d", "w"', {{"a": np.array([1, 2]), "b": np.array(["x", None], dtype=object),
-                  "d": np.array([Decimal("1.50"), None], dtype=object), "w": np.array([date(2020, 1, 2), None])}})
-try:
-    e.execute("SELECT * FROM absent")
-    raised = None
-except Exception as exc:
-    raised = type(exc).__name__
-assert raised == "DatabaseError", raised
-with e.joins_as_written():
-    assert e.fetch_all("SELECT a, b, d, w FROM t ORDER BY a") == [(1, "x", Decimal("1.50"), date(2020, 1, 2)),
-                                                                     (2, None, None, None)]
-cols = e.fetch_columns("SELECT a, b FROM t ORDER BY a")
-assert cols[0].tolist() == [1, 2] and cols[1].tolist() == ["x", None]
-assert e.fetch_df("SELECT a FROM t ORDER BY a")["a"].tolist() == [1, 2]
-assert e.fetch_arrow("SELECT b FROM t ORDER BY a").column(0).to_pylist() == ["x", None]
-e.close()
-import duckdb
-con = duckdb.connect()
-assert connect(con).fetch_all("SELECT 42") == [(42,)]
-print("ok")
-"""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.strip() == "ok", done.stderr
-
-
 def test_duckdb_commits_by_checkpoint_on_its_own_session_only(tmp_path):
     """An owned DuckDB session commits a transaction by checkpoint: its rows are in the database
     file when COMMIT returns, with no WAL left for the close to replay, and the checkpoint
