@@ -42,14 +42,14 @@ def near_unique(engine: Engine, table: Table, columns: Sequence[str], named: sql
     a job may count a source whose columns it writes unchanged and name its output."""
     if not columns:
         return []
-    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.ref))[0][0])
+    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.expr))[0][0])
     if rows < 2:
         return []
     sample = [int(v) for v in engine.fetch_all(*sql.render(
-        "common/sample_profile", engine.dialect, tbl=table.ref, col=sql.ref_columns(columns), m=rows // 10 + 1))[0]]
+        "common/sample_profile", engine.dialect, tbl=table.expr, col=sql.columns(columns), m=rows // 10 + 1))[0]]
     columns = [c for c, d in zip(columns, sample[1:]) if sample[0] - d <= rows - NEAR_UNIQUE * rows]
-    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.ref,
-                                                 col=sql.ref_column(name)))[0][0]) for name in columns]
+    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.expr,
+                                                 col=sql.column(name)))[0][0]) for name in columns]
     return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {named or table} "
             f"({d:,} distinct values in {rows:,} rows) and is not a quasi-identifier: it names a row on its own "
             "(a direct identifier); drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
@@ -144,7 +144,7 @@ def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
                                "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
 
 
-def apply(engine: Engine, table: exp.Table | sql.Name, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
           key: Key | None = None) -> None:
     """Drop columns of a written table and replace others by their keyed pseudonyms (the caller
     holds the transaction)."""

@@ -8,12 +8,7 @@ cases are skipped with the reason, except under CI (CI=true), where that is a fa
 from __future__ import annotations
 
 import os
-import tempfile
 import uuid
-
-# The rendered-SQL cache of this test session (and the processes it starts) lives in a fresh
-# directory, never in the user's ~/.cache (anonsql.rendered_cache).
-os.environ.setdefault("ANONSQL_CACHE_DIR", tempfile.mkdtemp(prefix="anonsql-test-cache-"))
 
 import pandas as pd
 import pytest
