@@ -79,6 +79,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
         rows = validate.rows(engine, tab)
+        engine.expect_rows(rows)
         return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
 
 
@@ -97,7 +98,7 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         qi_cols = validate.quasi_identifiers(tab, qi)
         ls = dict(zip(_sensitive(tab, list(ls), qi_cols), ls.values()))
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
         report.risk = risk.reidentification(engine, tab, qi_cols, threshold)
         for col in dict.fromkeys([*ls, *ts]):
@@ -160,6 +161,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
         if pseudo:
             identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
         rows = validate.rows(engine, tab)
+        engine.expect_rows(rows)
         validate.k_within(k, rows)
         return _kanon_job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                               in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
@@ -176,7 +178,7 @@ def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], ou
         raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     with _open(db) as engine:
         tab = get_table(engine, table)
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         return binning.bin_columns(engine, tab, parsed, out, replace=replace)
 
 
@@ -442,7 +444,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
         if not set(trees) <= set(names):
             raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
         forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
                     Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
         return _tables_job.run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql,

@@ -123,30 +123,35 @@ def test_duckdb_session_settings(tmp_path):
 
 
 def test_duckdb_runs_a_one_row_group_table_on_one_thread(tmp_path):
-    """validate.rows tells the engine the size (Engine.expect_rows): DuckDB hands threads whole
-    row groups, so a table of one row group runs its session on one thread (each statement then
-    skips the idle worker's hand-offs); a bigger table keeps DuckDB's threads, and a caller's own
-    connection keeps its settings whatever the size."""
+    """A job tells the engine the size of the table it reads (Engine.expect_rows): DuckDB hands
+    threads whole row groups, so a table of one row group runs its session on one thread (each
+    statement then skips the idle worker's hand-offs); a bigger table keeps DuckDB's threads, and
+    a caller's own connection keeps its settings whatever the size. Counting the rows
+    (validate.rows) changes no setting: a validator only reads."""
     import duckdb
 
+    import anonsql
     from anonsql import validate
     from anonsql.engine.duckdb import ROW_GROUP_ROWS
 
     path = str(tmp_path / "sizes.duckdb")
     con = duckdb.connect(path)
-    con.execute("CREATE TABLE small AS SELECT range AS a FROM range(10)")
-    con.execute(f"CREATE TABLE big AS SELECT range AS a FROM range({ROW_GROUP_ROWS + 1})")
+    con.execute("CREATE TABLE small AS SELECT range AS a, range % 2 AS b FROM range(10)")
+    con.execute(f"CREATE TABLE big AS SELECT range AS a, range % 2 AS b FROM range({ROW_GROUP_ROWS + 1})")
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     con.close()
     assert threads > 1, "this machine's DuckDB default is already one thread: nothing to tell apart"
+    setting = "SELECT current_setting('threads')"
     for table, expected in [("small", 1), ("big", threads)]:
         engine = connect(path)
         assert validate.rows(engine, catalog.get_table(engine, table)) in (10, ROW_GROUP_ROWS + 1)
-        assert engine.fetch_all("SELECT current_setting('threads')") == [(expected,)], table
+        assert engine.fetch_all(setting) == [(threads,)], table
+        anonsql.check(engine, table, ["b"], k=1)
+        assert engine.fetch_all(setting) == [(expected,)], table
         engine.close()
     con = duckdb.connect(path)
-    validate.rows(connect(con), catalog.get_table(connect(con), "small"))
-    assert con.execute("SELECT current_setting('threads')").fetchone()[0] == threads
+    anonsql.check(con, "small", ["b"], k=1)
+    assert con.execute(setting).fetchone()[0] == threads
     con.close()
 
 

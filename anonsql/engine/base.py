@@ -51,7 +51,7 @@ class Engine(Protocol):
         existing table (names already quoted by anonsql.sql)."""
 
     def expect_rows(self, rows: int) -> None:
-        """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
+        """The rows of the table the coming work reads (the job tells it once it has counted them): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
 
     def joins_as_written(self) -> AbstractContextManager[None]:
