@@ -274,8 +274,8 @@ def test_cli_report_and_exit_codes(db, make_table, tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "'nope' is not one of" in err
 
 
-def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, request):
-    pg = request.getfixturevalue("pg_server_url")
+def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, pg_server_url):
+    pg = pg_server_url
     tables = []
     for db in (str(tmp_path / "a.duckdb"), pg):
         anonsql.load_dataset(db, "adult-kh", "adult_kanon", replace=True)
