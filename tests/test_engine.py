@@ -244,8 +244,8 @@ def test_duckdb_catalog_query_reads_what_information_schema_reads():
     con.close()
 
 
-@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL", "VARCHAR, BOOLEAN, NUMERIC"],
-                         ids=["exact", "narrower", "converted"])
+@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL",
+                                   "VARCHAR, BOOLEAN, NUMERIC"], ids=["exact", "narrower", "converted"])
 def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, monkeypatch):
     """int64, bool and float64 columns: PostgreSQL sends them in binary where the table's types are
     exactly BIGINT, BOOLEAN, DOUBLE PRECISION (the kanon decisions), as text where they are not
