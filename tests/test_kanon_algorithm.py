@@ -249,6 +249,7 @@ def count_tables(draw):
     return codes, classes, counts, sizes, k
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(count_tables(), st.sampled_from(COSTS), st.sampled_from([1.0, 0.5, 2.0]), st.integers(0, 2**31))
 def test_compiled_loop_matches_reference_and_output_is_k_anonymous(tab, cost, alpha, seed):
@@ -327,6 +328,7 @@ def test_adult_shape(adult):
     assert sizes.tolist() == [14, 7, 16, 7, 14, 5, 2, 40]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cost", COSTS)
 def test_adult_compiled_loop_matches_reference(adult, cost):
     codes, classes, counts, sizes = adult
@@ -512,6 +514,7 @@ def _core_tail_start(counts, tail_pop=30_000, fine_bands=4):
     return (1 << (tail - 1)) + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cost", ["mar", "ham"])
 def test_compiled_loop_matches_reference_with_doubling_bands_below_the_tail(cost):
     """33,000 tuples, 31,500 of them heavy (17..3x10^4): more than the 30,000 tuples _core.c lets

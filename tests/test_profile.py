@@ -49,6 +49,7 @@ def test_profile_bad_input(db, engine, make_table, kwargs, match):
         anonsql.profile(db, table, **kwargs)
 
 
+@pytest.mark.slow
 def test_same_answer_on_both_engines(tmp_path, pg_server_url):
     pg = pg_server_url
     duck = str(tmp_path / "d.duckdb")

@@ -47,6 +47,7 @@ def test_readme_has_the_blocks_it_promises():
     assert sum(len(commands(b)) for b in blocks("sh")) > 15
 
 
+@pytest.mark.slow
 def test_shell_blocks_run_as_written(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     ran = 0
