@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 from . import identifiers, validate
 from .catalog import Table, get_table
 from .engine import Engine, connect
-from .errors import AnonsqlError
+from .errors import AnonsqlError, redact
 from .files import read_text
 from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
 from .lazy import LazyModule
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
+    from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
     from .data.profile import ProfileReport
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 # dependencies (scipy, highspy, ...), not for every package's.
 datasets = LazyModule("anonsql.data.datasets")
 loading = LazyModule("anonsql.data.loading")
+_cleanup = LazyModule("anonsql.cleanup")
 _evaluate_job = LazyModule("anonsql.evaluate.job")
 _features = LazyModule("anonsql.features")
 _features_job = LazyModule("anonsql.features.job")
@@ -79,6 +81,13 @@ def load_dataset(db: str | Engine, name: str, table: str | None = None, *, repla
     validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)
+
+
+def cleanup(db: str | Engine) -> CleanupReport:
+    """Put right what crashed runs left on an engine without transactions (Spark), in every
+    schema: each output back under its name (old or new), stale working tables dropped."""
+    with _open(db) as engine:
+        return _cleanup.cleanup(engine, redact(engine.url))
 
 
 def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | None = None,

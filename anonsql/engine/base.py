@@ -61,3 +61,19 @@ class Engine(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+
+
+class StagingEngine(Engine, Protocol):
+    """An engine without transactions (Spark): its writers stage their outputs under working names
+    and rename them into place (anonsql.catalog.staged_outputs), and a crashed run's working tables
+    are found by listing the catalog (anonsql.catalog.recover)."""
+
+    def committing(self) -> AbstractContextManager[None]:
+        """Allow the renames and drops of a staged output's commit (and of its recovery)."""
+
+    def schemas(self) -> list[str]:
+        """Every schema (database) of the catalog."""
+
+    def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
+        """The schema (None: the current one) and the names of its tables (not temporary views)
+        matching `pattern` (`*` any text, `|` between alternatives), case-insensitively."""

@@ -315,6 +315,20 @@ class SparkEngine:
             return []
         return [(db, found[0].name, c.name, c.dataType) for c in catalog.listColumns(f"{db}.{found[0].name}")]
 
+    def schemas(self) -> list[str]:
+        """Every database of the catalog (where `anonsql cleanup` looks for a crashed run's tables)."""
+        return sorted(db.name for db in self._spark.catalog.listDatabases())
+
+    def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
+        """`schema` (None: the current database) and its catalog tables matching `pattern`, the
+        catalog's own filter (`*` any text, `|` between alternatives, case-insensitive); temporary
+        views are not tables. A schema that does not exist has none."""
+        catalog = self._spark.catalog
+        db = schema or catalog.currentDatabase()
+        if not re.fullmatch(r"\w+", db) or not re.fullmatch(r"[\w*|]+", pattern) or not catalog.databaseExists(db):
+            return db, []  # Spark names are letters, digits and _ only: nothing else can match
+        return db, sorted(t.name for t in catalog.listTables(db, pattern=pattern) if not t.isTemporary)
+
     # -- the missing transaction --------------------------------------------------------------------
 
     @contextmanager
