@@ -50,6 +50,10 @@ class Engine(Protocol):
         """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
         existing table (names already quoted by anonsql.sql)."""
 
+    def integer_type(self, largest: int) -> str:
+        """The column type (in DuckDB's spelling, the SQL templates') of exact integers up to
+        `largest`: BIGINT when they fit, else the engine's wider exact integer (DECIMAL, NUMERIC)."""
+
     def expect_rows(self, rows: int) -> None:
         """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
