@@ -346,6 +346,62 @@ def test_kanon_replace_killed_inside_the_rename_window(spark_url, tmp_path):
     assert len(actions) == 1 and actions[0].startswith("default.car_k: dropped car_k__anonsql_stage_"), actions
 
 
+# -- the same release-like sequence, the same fingerprints on DuckDB, PostgreSQL and Spark (issue 29) --
+
+@pytest.fixture
+def postgres(pg_server_url):
+    """A PostgreSQL engine on a fresh schema (as conftest's `db` fixture makes one)."""
+    import uuid
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = connect(pg_server_url)
+    admin.execute(f"CREATE SCHEMA {schema}")
+    engine = connect(f"{pg_server_url}?options=-csearch_path%3D{schema}")
+    yield engine
+    engine.close()
+    admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    admin.close()
+
+
+FINGERPRINTED = ["fp_k", "fp_nbc_class", "fp_nbc_attr", "fp_tab", "fp_tab_audit"]
+
+
+def _release_like(engine) -> dict[str, tuple[int, str]]:
+    """kanon, nbc publish and tables on `people` (integer, text and float columns, NULLs): the
+    fingerprint (sql/release/fingerprint.sql) of every table written, and the types of the counts."""
+    from anonsql.release.stats import fingerprint
+
+    api.k_anonymize(engine, "people", QI, CLASS, 5, out="fp_k", replace=True)
+    api.nbc_publish(engine, "people", CLASS, NBC_ATTRS, 2, "fp_nbc", replace=True)
+    api.safe_table(engine, "fp_k", dims=["Age", "zip code"], min_count=3, out="fp_tab", replace=True)
+    tables = {name: catalog.get_table(engine, name) for name in FINGERPRINTED}
+    assert {tables[n].column("count").kind for n in ("fp_nbc_class", "fp_nbc_attr")} == {"integer"}
+    return {name: dataclasses.astuple(fingerprint(engine, table)) for name, table in tables.items()}
+
+
+def test_fingerprints_of_the_same_release_agree_across_engines(both, postgres):
+    """The same kanon, nbc publish and tables steps on DuckDB, PostgreSQL and Spark write tables
+    whose fingerprints are equal: numbers are compared by value, whatever each engine prints (25
+    and 25.0, 1e+20 and 1.0E20): counts are exact integers, a double is its exact value."""
+    duck, spark = both
+    put(postgres, "people", people())
+    prints = [_release_like(e) for e in (duck, postgres, spark)]
+    assert prints[1] == prints[0]
+    assert prints[2] == prints[0]
+    for name in FINGERPRINTED:
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+def test_a_double_is_fingerprinted_by_its_exact_value_on_spark(spark_engine):
+    """sql/common/float_key.sql on Spark against Python's decomposition (tests/test_fingerprint.py
+    checks DuckDB and PostgreSQL)."""
+    from tests.test_fingerprint import DOUBLES, exact, float_keys
+
+    spark_engine.write_arrow(sql.TableName("doubles").expr.sql("spark"), pa.table({"x": pa.array(DOUBLES)}))
+    assert float_keys(spark_engine, "doubles") == sorted(map(exact, DOUBLES))
+    spark_engine.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("doubles").expr))
+
+
 # -- across processes, and Spark Connect -------------------------------------------------------------
 
 def _free_port() -> int:
