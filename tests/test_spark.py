@@ -277,12 +277,6 @@ def test_a_table_moved_aside_by_an_undone_commit_gets_its_name_back(both):
     catalog.drop_table(spark, sql.TableName("crash_c").ref)
 
 
-def test_cleanup_on_engines_with_transactions_has_nothing_to_do(both):
-    duck, _ = both
-    report = api.cleanup(duck)
-    assert report.ok and report.actions == [] and "writes in transactions" in report.notes[0]
-
-
 # A run killed by SIGKILL inside the rename window of `kanon --replace`, in a process of its own
 # (argv: the Spark URL, the moment): the old output is a 2-anonymous car table, the new one 10-.
 KILLED_RUN = """
