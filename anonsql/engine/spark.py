@@ -369,12 +369,13 @@ class SparkEngine:
 
     @contextmanager
     def committing(self) -> Iterator[None]:
-        """Allow the renames and drops of a staged output's final step (anonsql.catalog only)."""
-        self._committing = True
+        """Allow the renames and drops of a staged output's final step and of a crashed run's
+        recovery (anonsql.catalog only); nested blocks keep the outer one's permission."""
+        was, self._committing = self._committing, True
         try:
             yield
         finally:
-            self._committing = False
+            self._committing = was
 
     def _guard(self, stmt: exp.Expr) -> None:
         if isinstance(stmt, (exp.Update, exp.Delete, exp.Merge)):
