@@ -11,12 +11,13 @@ from . import identifiers, validate
 from .catalog import Table, get_table
 from .data import risk
 from .engine import Engine, connect
-from .errors import AnonsqlError
+from .errors import AnonsqlError, redact
 from .files import read_text
 from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
+    from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
     from .data.profile import ProfileReport
@@ -63,6 +64,15 @@ def load_dataset(db: str | Engine, name: str, table: str | None = None, *, repla
     validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)
+
+
+def cleanup(db: str | Engine) -> CleanupReport:
+    """Put right what crashed runs left on an engine without transactions (Spark), in every
+    schema: each output back under its name (old or new), stale working tables dropped."""
+    from . import cleanup as _cleanup
+
+    with _open(db) as engine:
+        return _cleanup.cleanup(engine, redact(engine.url))
 
 
 def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | None = None,

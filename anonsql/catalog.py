@@ -7,15 +7,18 @@ names are user errors that list what exists.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from . import sql
 from .engine import Engine
+from .engine.base import StagingEngine
 from .errors import AnonsqlError, DatabaseError
+from .report import fault_hook
 from .sql import exp  # sqlglot.expressions, imported on first use
 
 if TYPE_CHECKING:
@@ -92,8 +95,10 @@ class Table:
 
 
 def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
-    """The table `name` refers to, or None when there is none."""
+    """The table `name` refers to, or None when there is none. Without transactions (Spark) a
+    crashed run's working tables of that name are put right first (`recover`)."""
     ref = name if isinstance(name, sql.TableName) else sql.TableName.parse(name)
+    recover(engine, ref)
     rows = _table_columns(engine, ref)
     tables = {(r[0], r[1]) for r in rows}
     exact = [t for t in tables if t[1] == ref.name and (ref.schema is None or t[0] == ref.schema)]
@@ -158,11 +163,36 @@ def drop_table(engine: Engine, table: exp.Table) -> None:
 
 
 def rename_table(engine: Engine, table: sql.TableName, to: str) -> sql.TableName:
-    """Rename `table` to `to` in its own schema; returns the new name."""
+    """Rename `table` to `to` in its own schema; returns the new name. Only engines without
+    transactions rename (a staged output's commit): Spark keeps the schema only if the new name
+    names it, so it is qualified as the old one is."""
     new = sql.TableName(to, table.schema)
-    target = new.expr if engine.dialect == "spark" else sql.TableName(to).expr  # Spark keeps the schema only if named
-    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=target))
+    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=new.expr))
     return new
+
+
+def _drop_if_exists(engine: Engine, table: sql.TableName) -> None:
+    engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=table.expr))
+
+
+# -- staged outputs: engines without transactions (Spark) ---------------------------------------------
+#
+# A staged write's working tables sit beside its output, in the output's schema, named
+# <out>__anonsql_<role>_<run>, one <run> id shared by the outputs of one run:
+#   stage  written and verified by the job's block (not yet known good);
+#   ready  every output of the run verified: the commit has begun (its first rename is the point
+#          from which a crashed run is finished, not undone);
+#   old    the table an output replaces, moved aside until the new one holds the name.
+# A crash (SIGKILL, power loss) at any moment leaves each output under its name, or leaves working
+# tables from which `recover` puts it there, old or new, never neither.
+
+_WORKING = re.compile(r"^(?P<out>\w+?)__anonsql_(?P<role>stage|ready|old)_(?P<run>[0-9a-f]{12})$")
+#: The runs of this process whose staged block or commit is under way: recovery leaves them alone.
+_RUNNING: set[str] = set()
+
+
+def _working(out: sql.TableName, role: str, run: str) -> sql.TableName:
+    return sql.TableName(f"{out.name}__anonsql_{role}_{run}", out.schema)
 
 
 @contextmanager
@@ -171,11 +201,10 @@ def staged_output(engine: Engine, out: sql.TableName, replaces: Table | None = N
 
     With transactions (DuckDB, PostgreSQL) that is `out` itself, inside the caller's transaction,
     after dropping `replaces`: a failure rolls all of it back. Without them (Spark) the block
-    writes and verifies a staging table `<out>__anonsql_stage_<hex>` in the same schema: if the
+    writes and verifies a staging table `<out>__anonsql_stage_<run>` in the same schema: if the
     block raises (a failed verification included) the staging table is dropped and nothing else
-    was touched; if it succeeds the old output is renamed aside, the staging table takes its
-    name and the old one is dropped (renamed back if that fails), so the output name never holds
-    unverified rows.
+    was touched; if it succeeds it is committed (`_commit`), so the output name never holds
+    unverified rows and a crash at any moment leaves the old or the new table under it (`recover`).
     """
     with staged_outputs(engine, [(out, replaces)]) as (stage,):
         yield stage
@@ -186,44 +215,132 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
                    ) -> Iterator[list[sql.TableName]]:
     """staged_output for tables published together (nbc's <out>_class and <out>_attr): each
     (output, the table it replaces) gets its staging name; only when the block succeeds are they
-    all renamed into place, and a rename that fails puts back every rename done before it."""
+    all put in place (`_commit`), a failure putting back every table as it was."""
     if engine.supports_transactions:
         for _, replaces in outputs:
             if replaces is not None:
                 drop_table(engine, replaces.expr)
         yield [out for out, _ in outputs]
         return
-    stages = [sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema) for out, _ in outputs]
-    committing = getattr(engine, "committing", nullcontext)
+    staging = cast(StagingEngine, engine)
+    run = uuid.uuid4().hex[:12]
+    stages = [_working(out, "stage", run) for out, _ in outputs]
+    _RUNNING.add(run)
     try:
-        yield stages
-    except BaseException:
-        for stage in stages:
-            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
-        raise
-    with committing():
-        done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
         try:
-            for (out, replaces), stage in zip(outputs, stages):
-                aside = None
-                if replaces is not None:
-                    old = sql.TableName(replaces.name, replaces.schema)
-                    aside = rename_table(engine, old, f"{out.name}__anonsql_old_{uuid.uuid4().hex[:12]}")
-                done.append((out, aside, False))
-                rename_table(engine, stage, out.name)
-                done[-1] = (out, aside, True)
+            yield stages
         except BaseException:
-            for out, aside, placed in reversed(done):
-                if placed:
-                    drop_table(engine, out.expr)
-                if aside is not None:
-                    rename_table(engine, aside, out.name)
             for stage in stages:
-                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
+                _drop_if_exists(engine, stage)
             raise
-        for _, aside, _ in done:
+        with staging.committing():
+            _commit(engine, outputs, run)
+    finally:
+        _RUNNING.discard(run)
+
+
+def _commit(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table | None]], run: str) -> None:
+    """Put a run's verified staging tables in place. First every stage becomes "ready" (from the
+    first of these renames on, `recover` finishes the run: all its outputs were verified); then,
+    output by output, the table it replaces moves aside ("old") and the ready one takes the name;
+    the old ones are dropped last. A failure (not a crash) undoes it: the ready tables are dropped
+    first (so a crash while undoing is not finished by `recover`), then every placed output, and
+    the old tables get their names back."""
+    readies: list[sql.TableName] = []
+    done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
+    try:
+        for out, _ in outputs:
+            readies.append(rename_table(engine, _working(out, "stage", run), _working(out, "ready", run).name))
+        fault_hook("ready")
+        for (out, replaces), ready in zip(outputs, readies):
+            aside = None
+            if replaces is not None:
+                old = sql.TableName(replaces.name, replaces.schema)
+                aside = rename_table(engine, old, _working(out, "old", run).name)
+            done.append((out, aside, False))
+            fault_hook("swap")  # inside the rename window: the output's name is free here
+            rename_table(engine, ready, out.name)
+            done[-1] = (out, aside, True)
+    except BaseException:
+        for i, (out, _) in enumerate(outputs):
+            if i >= len(done) or not done[i][2]:  # not placed: its staging table, "ready" or not yet
+                for role in ("ready", "stage"):
+                    _drop_if_exists(engine, _working(out, role, run))
+        for out, aside, placed in reversed(done):
+            if placed:
+                drop_table(engine, out.expr)
             if aside is not None:
-                drop_table(engine, aside.expr)
+                rename_table(engine, aside, out.name)
+        raise
+    for _, aside, _ in done:
+        if aside is not None:
+            _drop_if_exists(engine, aside)
+
+
+def recover(engine: Engine, ref: sql.TableName) -> list[str]:
+    """Put right what a crashed staged run left of the output `ref` (engines without transactions;
+    `find_table` calls it, so every command that opens a name does): see `recover_schema`.
+    Returns what it did, one line each; nothing when `ref` has no working tables (one catalog
+    lookup)."""
+    if engine.supports_transactions:
+        return []
+    staging = cast(StagingEngine, engine)
+    schema, names = staging.table_names(ref.schema, f"{ref.name}__anonsql_*")
+    runs = {m["run"] for m in map(_WORKING.match, (n.lower() for n in names))
+            if m and m["out"] == ref.name.lower()} - _RUNNING
+    return recover_schema(staging, schema, runs) if runs else []
+
+
+def recover_schema(engine: StagingEngine, schema: str | None, runs: set[str] | None = None) -> list[str]:
+    """Put right every crashed run (or those of `runs`) with working tables in `schema`:
+
+    * a run with a "ready" table had verified all its outputs and begun its commit: it is finished
+      (each output not yet swapped gets its verified table, the one it replaces moved aside);
+    * a run without one had not committed: its staging tables are dropped (stale), and a table it
+      had moved aside gets its name back where the name is free (a failed commit that was undoing);
+    * a table moved aside whose output holds its name again is dropped (the swap was complete).
+
+    Runs under way in this process are left alone. Returns one line per action."""
+    schema, names = engine.table_names(schema)
+    existing = {n.lower() for n in names}
+    runs_found: dict[str, dict[str, dict[str, str]]] = {}  # run -> output -> role -> table name
+    for name in names:
+        m = _WORKING.match(name.lower())
+        if m and m["run"] not in _RUNNING and (runs is None or m["run"] in runs):
+            runs_found.setdefault(m["run"], {}).setdefault(m["out"], {})[m["role"]] = name
+    said: list[str] = []
+    with engine.committing():
+        for run, outs in sorted(runs_found.items()):
+            said += _recover_run(engine, schema, run, outs, existing)
+    return said
+
+
+def _recover_run(engine: Engine, schema: str, run: str, outs: dict[str, dict[str, str]],
+                 existing: set[str]) -> list[str]:
+    finishing = any("ready" in roles for roles in outs.values())
+    said = []
+    for out, roles in sorted(outs.items()):
+        target = sql.TableName(out, schema)
+        pending = roles.get("ready") or roles.get("stage")
+        if pending is not None and finishing and not (out in existing and "old" in roles):
+            if out in existing:  # the table this output replaces, not yet moved aside
+                roles["old"] = rename_table(engine, target, _working(target, "old", run).name).name
+            rename_table(engine, sql.TableName(pending, schema), out)
+            existing.add(out)
+            said.append(f"{schema}.{out}: finished a crashed run's swap (its verified table {pending} took the name)")
+        elif pending is not None:
+            _drop_if_exists(engine, sql.TableName(pending, schema))
+            said.append(f"{schema}.{out}: dropped {pending}, left by a run that did not commit")
+        if "old" in roles:
+            old = sql.TableName(roles["old"], schema)
+            if out in existing:
+                _drop_if_exists(engine, old)
+                said.append(f"{schema}.{out}: dropped {roles['old']}, the table a finished run replaced")
+            else:
+                rename_table(engine, old, out)
+                existing.add(out)
+                said.append(f"{schema}.{out}: restored from {roles['old']} (a crashed run had moved it aside)")
+    return said
 
 
 def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:

@@ -85,7 +85,7 @@ class Report:
             yield
         finally:
             self.seconds[stage] = time.perf_counter() - start
-        _fault_hook(stage)
+        fault_hook(stage)
 
     def warn(self, message: str, say: Progress = silent) -> None:
         """Record a privacy warning (`warnings`) and say it on the progress channel as `WARNING: ...`."""
@@ -134,11 +134,12 @@ class Report:
 
 #: Fault injection for the crash tests: with ANONSQL_KILL_AFTER=<stage> in the environment the
 #: process kills itself (SIGKILL: no cleanup, no rollback by Python) right after that stage of a
-#: job, so a test can prove the database keeps the source intact at every moment of a run.
+#: job (or at a moment of a staged output's commit: anonsql.catalog._commit), so a test can prove
+#: the database keeps the source intact, and every output under its name, at every moment of a run.
 KILL_AFTER = "ANONSQL_KILL_AFTER"
 
 
-def _fault_hook(stage: str) -> None:
+def fault_hook(stage: str) -> None:
     if os.environ.get(KILL_AFTER) == stage:
         import signal
 

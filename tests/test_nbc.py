@@ -232,8 +232,7 @@ def test_safe_complete_views_are_published_unchanged(db, engine, make_table):
 def test_verify_prints_the_offending_tuple(db, engine, make_table):
     make_table("t", TOY)
     api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
-    scaled = '"count" || \'000\'' if engine.dialect == "duckdb" else '"count" * 1000'
-    engine.execute(f'UPDATE pub_attr SET "count" = {scaled} WHERE "class" = \'50K\' AND "value" = \'P\'')
+    engine.execute('UPDATE pub_attr SET "count" = "count" * 1000 WHERE "class" = \'50K\' AND "value" = \'P\'')
     ver = api.nbc_verify(engine, "t", "sal", "adr,age", "pub")
     assert not ver.ok and "adr=P" in ver.differences[0]
     assert cli.main(["nbc", "verify", "--db", db, "--table", "t", "--class", "sal", "--attrs", "adr,age",
@@ -547,6 +546,22 @@ def test_counts_beyond_38_digits_are_stored_exactly(db, engine, make_table, monk
     assert r.ok and r.max_digits > 38
     longest = max(len(str(n)) for _, n, *_ in table_rows(engine, "pub_class"))
     assert longest == r.max_digits
+
+
+def test_counts_are_stored_as_exact_integers_not_text(db, engine, make_table, monkeypatch):
+    """Issue 29: the published counts have a number type, BIGINT while they fit, else the engine's
+    wider exact integer type; the logs DOUBLE."""
+    make_table("t", TOY)
+    api.nbc_publish(engine, "t", "sal", "adr,age", 2, "pub")
+    for suffix in ("_class", "_attr"):
+        table = catalog.get_table(engine, f"pub{suffix}")
+        assert (table.column("count").kind, table.column("log_count").kind) == ("integer", "float")
+    make_table("t2", near_deterministic(rows=600))
+    monkeypatch.setattr(eq, "HALF_LIMIT", 1)  # long integers
+    r = api.nbc_publish(engine, "t2", "c", ",".join(["d"] + [f"a{j}" for j in range(4)]), "1.5", "wide")
+    assert r.max_digits > 19
+    kind = catalog.get_table(engine, "wide_class").column("count").kind
+    assert kind == ("decimal" if r.max_digits <= 38 or engine.dialect == "postgres" else "bignum")
 
 
 def test_least_distortion_uses_a_smaller_root_and_still_meets_rho(db, engine):

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 
+import duckdb  # noqa: F401  (the package sets up the scans of Arrow-backed pandas frames `put` registers)
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -190,6 +191,209 @@ def _tables(engine) -> list[str]:
     if engine.dialect == "spark":
         return [r[1] for r in engine.fetch_all("SHOW TABLES")]
     return [r[0] for r in engine.fetch_all("SELECT table_name FROM information_schema.tables")]
+
+
+# -- a crash at any moment leaves every output under its name, old or new (issue 29) ------------------
+
+class _Killed(BaseException):
+    """SIGKILL in-process: from the kill on, the engine runs nothing (no undo runs), the run unwinds."""
+
+
+def _kill_at(monkeypatch, engine, moment: str, nth: int = 1) -> None:
+    """The `nth` time the staged commit passes the fault hook's `moment` (anonsql.catalog._commit),
+    the engine stops running statements and the run unwinds: the catalog then holds what a SIGKILL
+    at that moment leaves."""
+    passed = []
+
+    def hook(stage: str) -> None:
+        passed.extend([stage] if stage == moment else [])
+        if len(passed) == nth and stage == moment:
+            monkeypatch.setattr(engine, "execute", lambda *args, **kwargs: None)
+            raise _Killed
+
+    monkeypatch.setattr(catalog, "fault_hook", hook)
+
+
+def _copy(engine, out: sql.TableName, column: str) -> None:
+    engine.execute(*sql.render("common/create_table_as", engine.dialect, out=out.expr, item=[sql.column(column)],
+                               src=sql.TableName("people").expr))
+
+
+# (moment of the kill, how many times the hook passed it first, the tables then under their names,
+#  the columns the outputs hold once a command opened them: "id" the old one, "Age" the new)
+KILLS = [("block", 1, {"crash_a"}, ["id", None]),            # verifying: not committed, the old stays
+         ("ready", 1, {"crash_a"}, ["Age", "Age"]),          # all verified, renaming begun: finished
+         ("swap", 1, set(), ["Age", "Age"]),                 # crash_a moved aside, its name free
+         ("swap", 2, {"crash_a"}, ["Age", "Age"])]           # crash_a placed, crash_b not yet
+
+
+@pytest.mark.parametrize("moment, nth, named, after", KILLS, ids=[f"{k[0]}-{k[1]}" for k in KILLS])
+def test_a_killed_commit_leaves_each_output_under_its_name(both, monkeypatch, moment, nth, named, after):
+    """Two outputs published together (as nbc's), one replacing a table, one new: killed inside the
+    block or at any moment of the renames, the next command that opens either name finds it with
+    its old or its new rows (never neither, never a mix of tables half done), and no working table
+    is left."""
+    _, spark = both
+    a, b = sql.TableName("crash_a"), sql.TableName("crash_b")
+    _copy(spark, a, "id")
+    with monkeypatch.context() as m:
+        _kill_at(m, spark, moment, nth)
+        with pytest.raises(_Killed), \
+                catalog.staged_outputs(spark, [(a, catalog.get_table(spark, "crash_a")), (b, None)]) as stages:
+            for stage in stages:
+                _copy(spark, stage, "Age")
+            if moment == "block":
+                m.setattr(spark, "execute", lambda *args, **kwargs: None)
+                raise _Killed
+    _, names = spark.table_names(None)
+    assert {n for n in names if n.startswith("crash_") and "__" not in n} == named  # the window was hit
+    assert [n for n in names if "__anonsql_" in n]  # the crash left working tables
+    found = [catalog.find_table(spark, name) for name in ("crash_a", "crash_b")]
+    assert [t.column_names[0] if t else None for t in found] == after
+    assert [n for n in spark.table_names(None)[1] if "__anonsql_" in n] == []
+    for t in found:
+        if t is not None:
+            assert len(table_rows(spark, t.name)) == len(people())
+            catalog.drop_table(spark, t.expr)
+
+
+def test_a_table_moved_aside_by_an_undone_commit_gets_its_name_back(both):
+    """A commit that failed and was killed while putting things back left the old table aside and
+    no verified one: the next command that opens the name restores the old table; `cleanup` lists
+    what it did and finds nothing more."""
+    _, spark = both
+    _copy(spark, sql.TableName("crash_c"), "id")
+    catalog.rename_table(spark, sql.TableName("crash_c"), "crash_c__anonsql_old_0123456789ab")
+    _copy(spark, sql.TableName("crash_d__anonsql_stage_0123456789ab"), "Age")  # its stale staging table
+    report = api.cleanup(spark)
+    assert report.ok and "default" in report.schemas
+    assert report.actions == ["default.crash_c: restored from crash_c__anonsql_old_0123456789ab "
+                              "(a crashed run had moved it aside)",
+                              "default.crash_d: dropped crash_d__anonsql_stage_0123456789ab, left by a run that "
+                              "did not commit"]
+    assert catalog.get_table(spark, "crash_c").column_names == ["id"]
+    assert catalog.find_table(spark, "crash_d") is None
+    assert api.cleanup(spark).actions == []
+    catalog.drop_table(spark, sql.TableName("crash_c").expr)
+
+
+# A run killed by SIGKILL inside the rename window of `kanon --replace`, in a process of its own
+# (argv: the Spark URL, the moment): the old output is a 2-anonymous car table, the new one 10-.
+KILLED_RUN = """
+import os, sys
+from anonsql import api
+url, moment = sys.argv[1], sys.argv[2]
+qi = ["buying", "maint", "doors", "persons"]
+api.load_dataset(url, "car", "car", replace=True)
+api.k_anonymize(url, "car", qi, "class", 2, out="car_k", replace=True)
+os.environ["ANONSQL_KILL_AFTER"] = moment
+api.k_anonymize(url, "car", qi, "class", 10, out="car_k", replace=True)
+"""
+# What a later process sees: the catalog as the crash left it, then the output as a command opens it,
+# then the catalog again.
+OPENED = """
+import json, sys
+from anonsql import api, catalog
+from anonsql.engine import connect
+from tests.conftest import table_rows
+spark = connect(sys.argv[1])
+before = spark.table_names(None)[1]
+table = catalog.find_table(spark, "car_k")
+rows = sorted(map(repr, table_rows(spark, "car_k"))) if table else None
+print(json.dumps({"before": before, "rows": rows, "after": spark.table_names(None)[1]}))
+"""
+
+
+def test_kanon_replace_killed_inside_the_rename_window(spark_url, tmp_path):
+    """kill -9 of `kanon --replace` between moving the old output aside and renaming the new one
+    into place: a later process finds the output under its name, with the new rows (the run had
+    verified them), DuckDB's 10-anonymous table cell by cell; then a run killed before its commit
+    leaves a staging table that `anonsql cleanup` drops, the old output kept."""
+    url = f"spark:local[2]?warehouse={tmp_path / 'wh'}"
+    env = {k: v for k, v in os.environ.items() if k != "ANONSQL_KILL_AFTER"}
+    killed = subprocess.run([sys.executable, "-c", KILLED_RUN, url, "swap"], capture_output=True, text=True,
+                            cwd=tmp_path, env=env)
+    assert killed.returncode == -9, killed.stderr[-3000:]
+    opened = subprocess.run([sys.executable, "-c", OPENED, url], capture_output=True, text=True, cwd=tmp_path,
+                            env={**env, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert opened.returncode == 0, opened.stderr[-3000:]
+    seen = json.loads(opened.stdout.splitlines()[-1])
+    assert "car_k" not in seen["before"] and any("car_k__anonsql_old_" in n for n in seen["before"])
+    duck = str(tmp_path / "d.duckdb")
+    api.load_dataset(duck, "car", "car")
+    api.k_anonymize(duck, "car", ["buying", "maint", "doors", "persons"], "class", 10, out="car_k")
+    from anonsql.engine import connect as open_db
+
+    engine = open_db(duck)
+    try:
+        assert seen["rows"] == sorted(map(repr, table_rows(engine, "car_k")))
+    finally:
+        engine.close()
+    assert [n for n in seen["after"] if "__anonsql_" in n] == []
+
+    killed = subprocess.run([sys.executable, "-c", KILLED_RUN, url, "verify"], capture_output=True, text=True,
+                            cwd=tmp_path, env=env)
+    assert killed.returncode == -9, killed.stderr[-3000:]
+    cleaned = cli("cleanup", "--db", url, "--json", cwd=tmp_path)
+    assert cleaned.returncode == 0, cleaned.stderr[-3000:]
+    actions = json.loads(cleaned.stdout)["actions"]
+    assert len(actions) == 1 and actions[0].startswith("default.car_k: dropped car_k__anonsql_stage_"), actions
+
+
+# -- the same release-like sequence, the same fingerprints on DuckDB, PostgreSQL and Spark (issue 29) --
+
+@pytest.fixture
+def postgres(pg_server_url):
+    """A PostgreSQL engine on a fresh schema (as conftest's `db` fixture makes one)."""
+    import uuid
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = connect(pg_server_url)
+    admin.execute(f"CREATE SCHEMA {schema}")
+    engine = connect(f"{pg_server_url}?options=-csearch_path%3D{schema}")
+    yield engine
+    engine.close()
+    admin.execute(f"DROP SCHEMA {schema} CASCADE")
+    admin.close()
+
+
+FINGERPRINTED = ["fp_k", "fp_nbc_class", "fp_nbc_attr", "fp_tab", "fp_tab_audit"]
+
+
+def _release_like(engine) -> dict[str, tuple[int, str]]:
+    """kanon, nbc publish and tables on `people` (integer, text and float columns, NULLs): the
+    fingerprint (sql/release/fingerprint.sql) of every table written, and the types of the counts."""
+    from anonsql.release.stats import fingerprint
+
+    api.k_anonymize(engine, "people", QI, CLASS, 5, out="fp_k", replace=True)
+    api.nbc_publish(engine, "people", CLASS, NBC_ATTRS, 2, "fp_nbc", replace=True)
+    api.safe_table(engine, "fp_k", dims=["Age", "zip code"], min_count=3, out="fp_tab", replace=True)
+    tables = {name: catalog.get_table(engine, name) for name in FINGERPRINTED}
+    assert {tables[n].column("count").kind for n in ("fp_nbc_class", "fp_nbc_attr")} == {"integer"}
+    return {name: dataclasses.astuple(fingerprint(engine, table)) for name, table in tables.items()}
+
+
+def test_fingerprints_of_the_same_release_agree_across_engines(both, postgres):
+    """The same kanon, nbc publish and tables steps on DuckDB, PostgreSQL and Spark write tables
+    whose fingerprints are equal: numbers are compared by value, whatever each engine prints (25
+    and 25.0, 1e+20 and 1.0E20): counts are exact integers, a double is its exact value."""
+    duck, spark = both
+    put(postgres, "people", people())
+    prints = [_release_like(e) for e in (duck, postgres, spark)]
+    assert prints[1] == prints[0]
+    assert prints[2] == prints[0]
+    for name in FINGERPRINTED:
+        spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
+
+
+def test_a_double_is_fingerprinted_by_its_exact_value_on_spark(spark_engine):
+    """sql/common/float_key.sql on Spark against Python's decomposition (tests/test_fingerprint.py
+    checks DuckDB and PostgreSQL)."""
+    from tests.test_fingerprint import DOUBLES, exact, float_keys
+
+    spark_engine.write_arrow(sql.TableName("doubles").expr.sql("spark"), pa.table({"x": pa.array(DOUBLES)}))
+    assert float_keys(spark_engine, "doubles") == sorted(map(exact, DOUBLES))
+    spark_engine.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("doubles").expr))
 
 
 # -- across processes, and Spark Connect -------------------------------------------------------------
@@ -449,7 +653,7 @@ def test_nbc_failed_publish_leaves_the_old_tables_on_spark(toy, monkeypatch):
     rename = catalog.rename_table
 
     def failing_rename(engine, table, to):
-        if to == "old_attr" and "__anonsql_stage_" in table.name:  # the second table's move into place
+        if to == "old_attr" and "__anonsql_ready_" in table.name:  # the second table's move into place
             raise AnonsqlError("injected rename failure")
         return rename(engine, table, to)
 

@@ -60,6 +60,10 @@ class Engine(Protocol):
         """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
         existing table (names already quoted by anonsql.sql)."""
 
+    def integer_type(self, largest: int) -> str:
+        """The column type (in DuckDB's spelling, the SQL templates') of exact integers up to
+        `largest`: BIGINT when they fit, else the engine's wider exact integer (DECIMAL, NUMERIC)."""
+
     def expect_rows(self, rows: int) -> None:
         """The rows of the table the coming work reads (the job tells it once it has counted them): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
@@ -78,3 +82,19 @@ class Engine(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+
+
+class StagingEngine(Engine, Protocol):
+    """An engine without transactions (Spark): its writers stage their outputs under working names
+    and rename them into place (anonsql.catalog.staged_outputs), and a crashed run's working tables
+    are found by listing the catalog (anonsql.catalog.recover)."""
+
+    def committing(self) -> AbstractContextManager[None]:
+        """Allow the renames and drops of a staged output's commit (and of its recovery)."""
+
+    def schemas(self) -> list[str]:
+        """Every schema (database) of the catalog."""
+
+    def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
+        """The schema (None: the current one) and the names of its tables (not temporary views)
+        matching `pattern` (`*` any text, `|` between alternatives), case-insensitively."""

@@ -158,6 +158,11 @@ class DuckDBEngine:
         finally:
             self._con.unregister("__anonsql_frame")
 
+    @staticmethod
+    def integer_type(largest: int) -> str:
+        """The column type for exact integers up to `largest`: BIGINT, DECIMAL(38, 0), else BIGNUM (any length)."""
+        return "BIGINT" if largest < 2**63 else "DECIMAL(38, 0)" if largest < 10**38 else "BIGNUM"
+
     def expect_rows(self, rows: int) -> None:
         """A table of at most one row group is read by one thread whatever the setting, while
         the idle workers' task hand-offs still cost every statement (kanon, whole process: Adult

@@ -158,6 +158,12 @@ class PostgresEngine:
             raise DatabaseError(first_line(exc), stmt) from exc
         return True
 
+    @staticmethod
+    def integer_type(largest: int) -> str:
+        """The column type for exact integers up to `largest` (in DuckDB's spelling, the templates'):
+        BIGINT, else NUMERIC of up to 1000 digits."""
+        return "BIGINT" if largest < 2**63 else "DECIMAL(1000, 0)"
+
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: PostgreSQL's planner chooses parallel workers per query from its statistics."""
 

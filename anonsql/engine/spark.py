@@ -279,11 +279,24 @@ class SparkEngine:
             self._set_temp(target, old.unionByName(df.toDF(*old.columns)))
             return
         self._guard(exp.Insert(this=target))
-        df.createOrReplaceTempView(_FRAME)
+        self._typed(table_sql, columns_sql, df).createOrReplaceTempView(_FRAME)
         try:
             self.execute(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM {_FRAME}")
         finally:
             self._spark.catalog.dropTempView(_FRAME)
+
+    def _typed(self, table_sql: str, columns_sql: str, df: Any) -> Any:
+        """`df`'s columns, by position, cast to the types of the table's columns `columns_sql`:
+        Spark's INSERT refuses to store a string in a number column (ANSI store assignment) where
+        DuckDB's INSERT and PostgreSQL's COPY convert it, e.g. nbc's exact counts, sent as decimal
+        text whatever their length. A malformed value is an error, as there."""
+        from pyspark.sql import functions
+
+        names = [c.name.lower() for c in sqlglot.parse_one(f"SELECT {columns_sql}", read="spark").expressions]
+        types = {f.name.lower(): f.dataType for f in self._spark.table(table_sql).schema.fields}
+        positional = df.toDF(*(f"c{i}" for i in range(len(df.columns))))
+        return positional.select(*(functions.col(f"c{i}").cast(types[name]) if name in types else functions.col(f"c{i}")
+                                   for i, name in enumerate(names)))
 
     def write_arrow(self, table_sql: str, data: pa.Table, *, temporary: bool = False) -> None:
         """Create `table_sql` (a name quoted by anonsql.sql) holding `data`: a managed catalog table,
@@ -316,6 +329,20 @@ class SparkEngine:
             return []
         return [(db, found[0].name, c.name, c.dataType) for c in catalog.listColumns(f"{db}.{found[0].name}")]
 
+    def schemas(self) -> list[str]:
+        """Every database of the catalog (where `anonsql cleanup` looks for a crashed run's tables)."""
+        return sorted(db.name for db in self._spark.catalog.listDatabases())
+
+    def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
+        """`schema` (None: the current database) and its catalog tables matching `pattern`, the
+        catalog's own filter (`*` any text, `|` between alternatives, case-insensitive); temporary
+        views are not tables. A schema that does not exist has none."""
+        catalog = self._spark.catalog
+        db = schema or catalog.currentDatabase()
+        if not re.fullmatch(r"\w+", db) or not re.fullmatch(r"[\w*|]+", pattern) or not catalog.databaseExists(db):
+            return db, []  # Spark names are letters, digits and _ only: nothing else can match
+        return db, sorted(t.name for t in catalog.listTables(db, pattern=pattern) if not t.isTemporary)
+
     # -- the missing transaction --------------------------------------------------------------------
 
     @contextmanager
@@ -343,12 +370,13 @@ class SparkEngine:
 
     @contextmanager
     def committing(self) -> Iterator[None]:
-        """Allow the renames and drops of a staged output's final step (anonsql.catalog only)."""
-        self._committing = True
+        """Allow the renames and drops of a staged output's final step and of a crashed run's
+        recovery (anonsql.catalog only); nested blocks keep the outer one's permission."""
+        was, self._committing = self._committing, True
         try:
             yield
         finally:
-            self._committing = False
+            self._committing = was
 
     def _guard(self, stmt: exp.Expr) -> None:
         if isinstance(stmt, (exp.Update, exp.Delete, exp.Merge)):
@@ -374,6 +402,12 @@ class SparkEngine:
             verb = stmt.key.upper().removesuffix("TABLE")
             raise AnonsqlError(f"Spark has no transactions: {verb} of the existing table {name} could not be "
                                "undone if the job failed; this job has no Spark path yet")
+
+    @staticmethod
+    def integer_type(largest: int) -> str:
+        """The column type for exact integers up to `largest` (in DuckDB's spelling, the templates'):
+        BIGINT, else DECIMAL(38, 0), Spark's widest (nbc refuses longer counts on Spark)."""
+        return "BIGINT" if largest < 2**63 else "DECIMAL(38, 0)"
 
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: Spark splits work by its own partitions."""

@@ -371,7 +371,7 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     if synthetic and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
         raise AnonsqlError(f"--synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), more than "
                            f"{SYNTHETIC_ROW_LIMIT:,}; nothing written (publish without --synthetic)")
-    tables = rewrite.outputs(names, v, pub, prior_weights)
+    tables = rewrite.outputs(names, v, pub, prior_weights, engine.integer_type(int(max(pub.values()))))
     if execute:
         _write_and_verify(engine, report, v, ratio, replacing, tables, say)
     if emit_sql:

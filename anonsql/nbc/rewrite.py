@@ -1,8 +1,9 @@
 """Published counts -> SQL: the tables <out>_class (P_c), <out>_attr (N^i_{t,c}) and, with
 --synthetic, <out>_rows, written by the job or emitted as a reviewable script (--emit-sql).
 
-Counts are exact integers of any length: decimal text on DuckDB and Spark, NUMERIC on PostgreSQL, each
-beside its natural log in DOUBLE ("log_count"); values and classes are their SQL text. A
+Counts are exact integers: BIGINT, or the engine's wider exact integer type when one needs more digits
+(`count_column`; sent as decimal text, which no driver rounds), each beside its natural log in DOUBLE
+("log_count"); values and classes are their SQL text. A
 consumer classifies a tuple τ in SQL with eq. (2) in logs, highest score first, the higher
 "precedence" winning a tie (doubles can misorder near-ties: the exact counts decide those):
 
@@ -27,6 +28,7 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..rewrite import Script
+from ..sql import exp  # sqlglot.expressions, imported on first use
 from . import verify
 from .stats import Views
 from .views import Viewset
@@ -49,28 +51,38 @@ class Output:
     columns: list[str]
     rows: list[tuple[Any, ...]]
     comment: str
+    count_type: str = "BIGINT"  # the type of the "count" column (DuckDB's spelling): Engine.integer_type
 
     def statement(self, dialect: str, *, readable: bool = False) -> tuple[str, dict[str, Any]]:
         bindings: dict[str, Any] = {"out": self.name.expr}
         if self.create == "nbc/create_rows":
             bindings["col"] = sql.columns(self.columns)
+        else:
+            bindings["count"] = count_column(self.count_type)
         if readable:
             return sql.readable(self.create, dialect, **bindings), {}
         return sql.render(self.create, dialect, **bindings)
 
 
-def outputs(tables: Sequence[sql.TableName], v: Views, pub: Viewset, weights: Sequence[int]) -> list[Output]:
+def count_column(count_type: str) -> exp.ColumnDef:
+    """The published tables' "count" column of type `count_type` (DuckDB's spelling, e.g. BIGINT,
+    DECIMAL(38, 0)), rendered per dialect where sql/nbc/create_*.sql says $count."""
+    return exp.ColumnDef(this=sql.ident("count"), kind=exp.DataType.build(count_type, dialect=sql.SOURCE_DIALECT))
+
+
+def outputs(tables: Sequence[sql.TableName], v: Views, pub: Viewset, weights: Sequence[int],
+            count_type: str = "BIGINT") -> list[Output]:
     """The published tables' contents: P_c with the prior weight F_c, every N^i_{t,c}, and with
-    a third name the synthetic rows."""
+    a third name the synthetic rows; the counts in a column of `count_type`."""
     result = [
         Output(tables[0], "nbc/create_class", ["class", "count", "log_count", "prior", "precedence"],
                [(c, str(int(p)), _ln(p), int(w), j) for j, (c, p, w) in enumerate(zip(v.classes, pub.P, weights))],
                "P_c per class, its log, the prior weight F_c the counts are r-close to (1: uniform), "
-               "and the tie precedence"),
+               "and the tie precedence", count_type),
         Output(tables[1], "nbc/create_attr", ["attribute", "value", "class", "count", "log_count"],
                [(a, v.values[i][t], v.classes[c], str(int(pub.N[i][t][c])), _ln(pub.N[i][t][c]))
                 for i, a in enumerate(v.attrs) for t in range(len(v.values[i])) for c in range(len(v.classes))],
-               "N^i_(t,c) per attribute i, value t and class c"),
+               "N^i_(t,c) per attribute i, value t and class c", count_type),
     ]
     if len(tables) > 2:
         result.append(Output(tables[2], "nbc/create_rows", [*v.attrs, v.class_column], synthetic_rows(v, pub),
@@ -102,16 +114,14 @@ def synthetic_rows(v: Views, pub: Viewset) -> list[tuple[Any, ...]]:
 
 
 def write(engine: Engine, tables: Sequence[Output]) -> None:
-    """Create each table and bulk-load its rows (counts as exact decimal text; on PostgreSQL
-    then turned into NUMERIC by nbc/count_numeric.sql). On Spark the names are staging names
+    """Create each table and bulk-load its rows (counts as exact decimal text, which each engine
+    stores in the "count" column's integer type). On Spark the names are staging names
     (anonsql.catalog.staged_outputs): CREATE TABLE and INSERT into a table of this run only."""
     for table in tables:
         engine.execute(*table.statement(engine.dialect))
         frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
         cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
         engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
-        if table.create != "nbc/create_rows" and engine.dialect == "postgres":
-            engine.execute(*sql.render("nbc/count_numeric", engine.dialect, out=table.name.expr))
 
 
 def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence[Output], v: Views,
@@ -126,9 +136,6 @@ def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence
     for table in tables:
         s.step(f"{table.name}: {table.comment}", table.statement(dialect, readable=True)[0])
         s.rows(f"the rows of {table.name}", table.name.expr, table.columns, table.rows)
-        if table.create != "nbc/create_rows" and dialect == "postgres":
-            s.step(f"{table.name}: exact NUMERIC counts", sql.readable("nbc/count_numeric", dialect,
-                                                                       out=table.name.expr))
     n, classes = len(v.attrs), len(v.classes)
     s.check(f"{verify.SAFETY} = {rho} and {verify.SUMS}: must return bad_values 0, bad_classes 0, undecided 0 "
             f"(else decide those pairs exactly), bad_sums 0, attributes {n}, classes {classes}",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .. import sql
 from ..catalog import Table
 from ..engine import Engine
+from ..sql import exp  # sqlglot.expressions, imported on first use
 
 
 @dataclass(frozen=True)
@@ -20,11 +21,20 @@ class Fingerprint:
 
 
 def fingerprint(engine: Engine, table: Table) -> Fingerprint:
-    """Equal fingerprints: the same multiset of rows (the values as text, NULL distinct from '')."""
-    text, params = sql.render("release/fingerprint", engine.dialect, tbl=table.expr,
-                              key=sql.group_key(sql.columns(table.column_names)))
+    """Equal fingerprints: the same multiset of rows (the values as text, NULL distinct from '';
+    a double as its exact value, `float_key`, so that every engine gives the same fingerprint)."""
+    cols = [float_key(sql.column(c.name)) if c.kind == "float" else sql.column(c.name) for c in table.columns]
+    text, params = sql.render("release/fingerprint", engine.dialect, tbl=table.expr, key=sql.group_key(cols))
     rows, digest = engine.fetch_all(text, params)[0]
     return Fingerprint(int(rows), str(digest or ""))
+
+
+def float_key(col: exp.Expr) -> exp.Expr:
+    """The text of a double column that is the same on every engine: its exact value ±M·2^E
+    (sql/common/float_key.sql over float_scaled.sql and float_exponent.sql)."""
+    v = exp.cast(col, "DOUBLE")
+    e0 = sql.fragment("common/float_exponent", v=v)
+    return sql.fragment("common/float_key", v=v, e0=e0, y=sql.fragment("common/float_scaled", v=v, e0=e0))
 
 
 def class_sizes(engine: Engine, table: Table, qi: Sequence[str]) -> list[tuple[int, int]]:
