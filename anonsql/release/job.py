@@ -130,10 +130,10 @@ def _transaction(engine: Engine, spec: Spec, plan: PlanReport, report: ReleaseRe
         for step in plan.steps:
             say(f"release: step {step.number} ({step.kind}) {step.input} -> {', '.join(step.outputs)}")
             with report.timed(f"step {step.number} ({step.kind})"):
-                result = run_step(engine, step, qi=plan.qi, class_column=plan.class_column, key=plan.key,
-                                  replace=replace, progress=progress)
+                result, script = run_step(engine, step, qi=plan.qi, class_column=plan.class_column, key=plan.key,
+                                          replace=replace, progress=progress)
             report.steps.append(result)
-            report.scripts.append(result.script or "")
+            report.scripts.append(script)
             for c in result.checks:
                 report.check(f"step {step.number} ({step.kind}): {c.name}", c.passed, c.query, c.detail)
             with report.timed(f"step {step.number} ({step.kind}) guarantees"):

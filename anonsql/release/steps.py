@@ -64,8 +64,14 @@ class Writes:
 
 
 def run_step(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str | None, key: str | None,
-             replace: bool, progress: Progress | None) -> Report:
-    """Run one step; its report carries its script (Report.script)."""
+             replace: bool, progress: Progress | None) -> tuple[Report, str]:
+    """Run one step; returns its report and its script, which the report carries (Report.script)."""
+    report = _run(engine, step, qi=qi, class_column=class_column, key=key, replace=replace, progress=progress)
+    return report, report.script or ""
+
+
+def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str | None, key: str | None,
+         replace: bool, progress: Progress | None) -> Report:
     o, out = step.options, step.outputs[0]
     title = f"anonsql release step {step.number}: {step.kind} {step.input} -> {out}"
     if step.kind in ("drop", "bin"):
