@@ -219,7 +219,7 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
             emit_sql: str | None = None, execute: bool = True,
             progress: Callable[[str], None] | None = None, drop: Sequence[str] | str | None = None,
             pseudonymize: Sequence[str] | str | None = None, key_file: str | None = None,
-            show_values: bool = False) -> ProtectReport:
+            show_values: bool = False, qi: Sequence[str] | str | None = None, k: int | None = None) -> ProtectReport:
     """Hide confidential cells so that naive Bayes / ID3 no longer predict them (Hintoglu 2011).
 
     Cells are `target` in the rows whose `key` is in `rows`, or the (key, column) pairs of
@@ -234,13 +234,16 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     identifiers from the output, `pseudonymize` replaces them by HMAC-SHA256 pseudonyms keyed by
     `key_file` (or $ANONSQL_PSEUDONYM_KEY), as k_anonymize does; neither may name the key or a
     target. The summary prints hidden cells' original values only with `show_values`.
+    With `qi` and `k` (the input k-anonymous over `qi`), further QI cells are hidden where the
+    hidden ones would leave a class under k (chosen by kanon's MAR cost) and the output is
+    checked k-anonymous; `qi` alone warns (Report.warnings) when the output lost the input's k.
     """
     with _open(db) as engine:
         report = _protect_entry.protect_table(engine, table, key, method=method, target=target, rows=rows, cells=cells,
                                               attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place,
                                               replace=replace, delete_rows=delete_rows, taxonomies=taxonomies,
                                               emit_sql=emit_sql, execute=execute, progress=progress, drop=drop,
-                                              pseudonymize=pseudonymize, key_file=key_file)
+                                              pseudonymize=pseudonymize, key_file=key_file, qi=qi, k=k)
     report.show_values = show_values
     return report
 

@@ -165,7 +165,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     # same rows, same distinct values; in place the UPDATE writes QI cells only).
     out_columns = [c for c in source.column_names if c not in drop]
     with report.timed("loop"):
-        result, unique = _beside(loop, lambda: identifiers.near_unique(
+        result, unique = _beside(loop, lambda: identifiers.scan(
             engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize]), named=target)
             if execute else [])
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")

@@ -1,5 +1,5 @@
-"""The protect job's one entry on an open engine: the arguments checked (method, top_k, seed,
-the cells' file, the pseudonym key), then the job (anonsql.protect.job, which checks them against
+"""The protect job's one entry on an open engine: the arguments checked (method, k over qi, top_k,
+seed, the cells' file, the pseudonym key), then the job (anonsql.protect.job, which checks them against
 the table). Behind `anonsql.protect_table` and a release's protect step."""
 
 from __future__ import annotations
@@ -22,10 +22,16 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str = "dropp"
                   delete_rows: bool = False, taxonomies: dict[str, str] | str | None = None,
                   emit_sql: str | None = None, execute: bool = True, progress: Progress | None = None,
                   drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
-                  key_file: str | None = None, script: bool = False) -> job.ProtectReport:
+                  key_file: str | None = None, qi: Sequence[str] | str | None = None, k: int | None = None,
+                  script: bool = False) -> job.ProtectReport:
     """See anonsql.api.protect_table; `script` builds the reviewable script (report.script)
     without writing it anywhere (`emit_sql` builds and writes it)."""
     validate.choice("method", method, METHODS)
+    qi_cols = validate.names(qi)
+    if k is not None:
+        k = validate.k(k)
+        if not qi_cols:
+            raise AnonsqlError("--k needs --qi: the quasi-identifiers over which protect keeps k-anonymity")
     top_k = None if top_k is None else validate.integer(top_k, "top_k", minimum=2)
     seed = validate.seed(seed)
     validate.dry_run(execute, emit_sql)
@@ -44,4 +50,4 @@ def protect_table(engine: Engine, table: str, key: str, *, method: str = "dropp"
                              in_place=in_place, replace=replace, delete_rows=delete_rows,
                              taxonomies=taxonomies, emit_sql=emit_sql, execute=execute,
                              progress=progress, drop=validate.names(drop), pseudonymize=pseudo,
-                             pseudonym_key=pseudonym_key, script=script)
+                             pseudonym_key=pseudonym_key, qi=qi_cols, k=k, script=script)
