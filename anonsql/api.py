@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import validate
 from .catalog import Table, get_table
+from .data import risk
 from .engine import Engine
 from .engine import opened as _open  # connect for one call; an Engine passed in stays open
 from .errors import AnonsqlError
 from .files import read_text
-from .lazy import LazyModule
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -27,25 +27,6 @@ if TYPE_CHECKING:
     from .tables.job import AuditReport, TablesReport
 
 
-# Each job module is imported on first use: a command pays only for its own method's
-# dependencies (scipy, highspy, ...), not for every package's.
-datasets = LazyModule("anonsql.data.datasets")
-loading = LazyModule("anonsql.data.loading")
-_evaluate_job = LazyModule("anonsql.evaluate.job")
-_features = LazyModule("anonsql.features")
-_features_job = LazyModule("anonsql.features.job")
-_features_spec = LazyModule("anonsql.features.spec")
-_profile = LazyModule("anonsql.data.profile")
-_kanon_entry = LazyModule("anonsql.kanon.entry")
-_nbc_job = LazyModule("anonsql.nbc.job")
-_protect = LazyModule("anonsql.protect")
-_protect_entry = LazyModule("anonsql.protect.entry")
-_tables_entry = LazyModule("anonsql.tables.entry")
-_tables_job = LazyModule("anonsql.tables.job")
-binning = LazyModule("anonsql.data.binning")
-risk = LazyModule("anonsql.data.risk")
-
-
 def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str] = (), replace: bool = False,
              types: Mapping[str, str] | str | None = None, delimiter: str | None = None,
              encoding: str | None = None) -> LoadReport:
@@ -55,6 +36,8 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
     dict) overrides the types read from the values; `delimiter` (default: from the header line)
     and `encoding` (default UTF-8) describe the file. See anonsql.data.loading.
     """
+    from .data import loading
+
     fmt = loading.CsvFormat.build(na, delimiter, encoding, types)
     with _open(db, create=True) as engine:
         return loading.load_csv(engine, path, table, fmt, replace=replace)
@@ -62,6 +45,8 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
 
 def load_dataset(db: str | Engine, name: str, table: str | None = None, *, replace: bool = False) -> LoadReport:
     """Load a bundled data set (see anonsql.data.bundled.DATASETS) into `table` (default: its name)."""
+    from .data import datasets
+
     validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)
@@ -72,6 +57,8 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
             risk_threshold: float = risk.RISK_THRESHOLD) -> ProfileReport:
     """Row count, per-column type/distinct/NULLs, the current k and re-identification risk over
     `qi`, l-diversity and t-closeness of each `sensitive` column, the class balance."""
+    from .data import profile as _profile
+
     threshold = validate.number(risk_threshold, "risk threshold", minimum=0)
     with _open(db) as engine:
         tab = get_table(engine, table)
@@ -79,6 +66,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
         rows = validate.rows(engine, tab)
+        engine.expect_rows(rows)
         return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
 
 
@@ -97,7 +85,7 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         qi_cols = validate.quasi_identifiers(tab, qi)
         ls = dict(zip(_sensitive(tab, list(ls), qi_cols), ls.values()))
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
         report.risk = risk.reidentification(engine, tab, qi_cols, threshold)
         for col in dict.fromkeys([*ls, *ts]):
@@ -138,6 +126,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     cell's original value. `emit_sql` also writes the run as a reviewable script to that file
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     """
+    from .kanon import entry as _kanon_entry
+
     with _open(db) as engine:
         return _kanon_entry.k_anonymize(engine, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
                                         in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
@@ -148,6 +138,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
                 replace: bool = False) -> BinReport:
     """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
+    from .data import binning
+
     with _open(db) as engine:
         return binning.bin_table(engine, table, specs, out, replace=replace)
 
@@ -159,6 +151,8 @@ def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: S
     """Stratified CV error of classifiers trained on `anonymized` and tested on `original`
     (Kameya & Hayashi 2016, Sec. 4), next to the baseline trained on `original`. Reads only.
     `classifiers` None: every one (anonsql.evaluate.CLASSIFIERS)."""
+    from .evaluate import job as _evaluate_job
+
     with _open(db) as engine:
         return _evaluate_job.evaluate(engine, get_table(engine, original), get_table(engine, anonymized), qi,
                                       class_column, key, folds=folds, seed=seed, alpha=alpha, progress=progress,
@@ -168,6 +162,8 @@ def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: S
 def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, *,
               precedence: Sequence[str] | str | None = None, counts: bool = False) -> ViewsReport:
     """The NBC-enabling views (P_c, N^i_{t,c}) in one SQL scan and Corollary 4's smallest rho."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_views(engine, table, class_column, attrs, precedence=precedence, counts=counts)
 
@@ -175,6 +171,8 @@ def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
 def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object, *,
               precedence: Sequence[str] | str | None = None) -> CheckReport:
     """Do the raw views already satisfy condition (10) for rho (Corollary 4)? `ok` says."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_check(engine, table, class_column, attrs, rho, precedence=precedence)
 
@@ -189,6 +187,8 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
     `synthetic` also <out>_rows, a table whose NBC views equal the published counts.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script.
     `root="least"` (least distortion) uses the least root exponent that still meets rho."""
+    from .nbc import job as _nbc_job
+
     validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
         return _nbc_job.run_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
@@ -199,6 +199,8 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
 def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,
                precedence: Sequence[str] | str | None = None) -> VerifyReport:
     """Definition 2: does the NBC of the published tables rank classes exactly like the table's? `ok` says."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_verify(engine, table, class_column, attrs, published, precedence=precedence)
 
@@ -206,6 +208,8 @@ def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[
 def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, known: str | dict, *,
                published: str | None = None, precedence: Sequence[str] | str | None = None) -> BreachReport:
     """Tiny tables: the attacker's prior and posterior over all worlds consistent with the views."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_breach(engine, table, class_column, attrs, known, published=published,
                                    precedence=precedence)
@@ -238,6 +242,8 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     hidden ones would leave a class under k (chosen by kanon's MAR cost) and the output is
     checked k-anonymous; `qi` alone warns (Report.warnings) when the output lost the input's k.
     """
+    from .protect import entry as _protect_entry
+
     with _open(db) as engine:
         report = _protect_entry.protect_table(engine, table, key, method=method, target=target, rows=rows, cells=cells,
                                               attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place,
@@ -253,6 +259,9 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
              execute: bool = True) -> BinarizeReport:
     """Copy `table` to `out` as the 0/1 columns a TOML spec derives (plus key and class), in SQL.
     `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
+    from .features import job as _features_job
+    from .features import spec as _features_spec
+
     validate.dry_run(execute, emit_sql)
     validate.output_file(emit_sql, "--emit-sql")
     rules = _features_spec.parse_spec(read_text(spec, "spec file"), spec)
@@ -272,6 +281,9 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
     `view`, which a later change of the base table voids: warned) re-checked by SQL to have
     AC >= k. `items` names a long (key, item) table whose rows' class is in `table`.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
+    from . import features as _features
+    from .features import job as _features_job
+
     k = validate.k(k)
     validate.choice("method", method, _features.METHODS)
     validate.choice("privacy model", privacy, _features.PRIVACY)
@@ -300,6 +312,8 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
 def containment(db: str | Engine, table: str, *, class_column: str | None = None, key: str | None = None,
                 attrs: Sequence[str] | str | None = None) -> AcReport:
     """AC(D) of a 0/1 table (Zhang et al. Def. 6), its k-anonymity, and DistCnt/HamDist with a class."""
+    from .features import job as _features_job
+
     with _open(db) as engine:
         return _features_job.ac(engine, table, class_column=class_column, key=key, attrs=validate.names(attrs))
 
@@ -309,12 +323,16 @@ def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None
                   replace: bool = False) -> TaxonomyReport:
     """Validate a taxonomy (a TOML/JSON file, or a table with value and parent columns) and
     store it as `name` in anonsql_taxonomies, for the -g methods of protect."""
+    from . import protect as _protect
+
     with _open(db) as engine:
         return _protect.load_taxonomy(engine, name, file=file, table=table, replace=replace)
 
 
 def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
     """The stored taxonomy `name`: its (value, parent) rows in pre-order (the root's parent None)."""
+    from . import protect as _protect
+
     with _open(db) as engine:
         return _protect.show_taxonomy(engine, name)
 
@@ -344,18 +362,21 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     published table alone, in one transaction. `emit_sql` also writes the run as a script;
     `execute=False` only writes it.
     """
-    run = _tables_entry.safe_table  # imported before connecting: without the `tables` extra, one error line first
+    from .tables import entry as _tables_entry  # before connecting: without the `tables` extra, one error line first
+
     with _open(db) as engine:
-        return run(engine, table, dims, tables=tables, margins=margins, measure=measure, contributor=contributor,
-                   min_count=min_count, zero_unsafe=zero_unsafe, dominance=dominance, p_percent=p_percent,
-                   protection=protection, hierarchy=hierarchy, publish=publish, out=out, replace=replace,
-                   bounds=bounds, emit_sql=emit_sql, execute=execute, progress=progress)
+        return _tables_entry.safe_table(engine, table, dims, tables=tables, margins=margins, measure=measure,
+                                        contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
+                                        dominance=dominance, p_percent=p_percent, protection=protection,
+                                        hierarchy=hierarchy, publish=publish, out=out, replace=replace, bounds=bounds,
+                                        emit_sql=emit_sql, execute=execute, progress=progress)
 
 
 def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
     """Re-run the attacker's LP on a table published by `safe_table`, from its rows alone (and the
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`
     says no primary (u) cell can be recomputed exactly."""
+    from .tables import job as _tables_job
     from .tables import parse_assignment
 
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy

@@ -82,14 +82,14 @@ def scan(engine: Engine, table: Table, columns: Sequence[str], named: sql.TableN
     scan a source whose columns it writes unchanged and name its output."""
     if not columns:
         return []
-    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.ref))[0][0])
+    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.expr))[0][0])
     if rows < 2:
         return []
     reasons: dict[str, list[str]] = {c: [] for c in columns}
     lead = dict.fromkeys(columns, "reads as a direct identifier")
     for name in columns:
         distinct, few = (int(v) for v in engine.fetch_all(*sql.render(
-            "common/value_spread", engine.dialect, tbl=table.ref, col=sql.ref_column(name), handful=HANDFUL))[0])
+            "common/value_spread", engine.dialect, tbl=table.expr, col=sql.column(name), handful=HANDFUL))[0])
         if distinct == rows:
             lead[name] = "is unique"
             reasons[name].append(f"{distinct:,} distinct values in {rows:,} rows")
@@ -117,13 +117,13 @@ def _formats(engine: Engine, table: Table, columns: Sequence[str]) -> list[tuple
         patterns = {name: pattern for name, (_, pattern) in TEXT_FORMATS.items()}
         for name in text:
             values, *counts = (int(v) for v in engine.fetch_all(*sql.render(
-                "common/text_formats", engine.dialect, tbl=table.ref, col=sql.ref_column(name), **patterns,
+                "common/text_formats", engine.dialect, tbl=table.expr, col=sql.column(name), **patterns,
                 **NOT_PHONE))[0])
             found += [(name, f"{n / values:.0%} of its values are {what}")
                       for (what, _), n in zip(TEXT_FORMATS.values(), counts) if n and n >= FORMAT_SHARE * values]
     if numbers:
-        row = engine.fetch_all(*sql.render("common/long_numbers", engine.dialect, tbl=table.ref,
-                                           col=sql.ref_columns(numbers), least=LONG_NUMBER))[0]
+        row = engine.fetch_all(*sql.render("common/long_numbers", engine.dialect, tbl=table.expr,
+                                           col=sql.columns(numbers), least=LONG_NUMBER))[0]
         # the query's items repeat per column: n_values_0.., n_long_0..
         for name, v, n in zip(numbers, row[:len(numbers)], row[len(numbers):]):
             if n and n >= FORMAT_SHARE * v:
@@ -221,7 +221,7 @@ def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
                                "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
 
 
-def apply(engine: Engine, table: exp.Table | sql.Name, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
           key: Key | None = None) -> None:
     """Drop columns of a written table and replace others by their keyed pseudonyms (the caller
     holds the transaction)."""

@@ -274,8 +274,9 @@ def test_cli_report_and_exit_codes(db, make_table, tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "'nope' is not one of" in err
 
 
-def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, request):
-    pg = request.getfixturevalue("pg_server_url")
+@pytest.mark.slow
+def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, pg_server_url):
+    pg = pg_server_url
     tables = []
     for db in (str(tmp_path / "a.duckdb"), pg):
         anonsql.load_dataset(db, "adult-kh", "adult_kanon", replace=True)
@@ -292,6 +293,7 @@ def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, request):
 cells = st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(cells, cells, cells, st.sampled_from(["p", "q"])), min_size=2, max_size=25),
        k=st.integers(1, 5), cost=st.sampled_from(["ham", "info", "mar", "hybrid"]))

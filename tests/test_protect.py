@@ -449,6 +449,7 @@ def test_job_cells_over_two_columns_default_attrs(engine, make_table):
     assert rows[2][7] is None and rows[7][5] is None
 
 
+@pytest.mark.slow
 def test_job_seeded_runs_repeat(engine, make_table):
     make_table("records", TABLE_1_2)
     a = protect_table(engine, "records", "id", target="diagnosis", rows=[str(i) for i in range(1, 10)],

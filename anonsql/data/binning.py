@@ -64,7 +64,7 @@ def bin_table(engine: Engine, table: str, specs: Sequence[str | BinSpec], out: s
     if not parsed:
         raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     source = get_table(engine, table)
-    validate.rows(engine, source)
+    engine.expect_rows(validate.rows(engine, source))
     return bin_columns(engine, source, parsed, out, replace=replace)
 
 

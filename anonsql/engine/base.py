@@ -11,7 +11,7 @@ if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11:
     import pandas as pd
     import pyarrow as pa
 
-    from ..sql import Name
+    from ..sql import exp
 
 
 class Scrubbed(NamedTuple):
@@ -61,7 +61,7 @@ class Engine(Protocol):
         existing table (names already quoted by anonsql.sql)."""
 
     def expect_rows(self, rows: int) -> None:
-        """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
+        """The rows of the table the coming work reads (the job tells it once it has counted them): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
 
     def joins_as_written(self) -> AbstractContextManager[None]:
@@ -69,7 +69,7 @@ class Engine(Protocol):
         relation probed against small lookups (anonsql.stats' value dictionaries), where a search
         for a better order only costs planning time. Only speed depends on it, never a result."""
 
-    def scrub(self, table: Name) -> Scrubbed:
+    def scrub(self, table: exp.Table) -> Scrubbed:
         """After an in-place run on `table` has committed: make its original values unrecoverable
         from the database files this engine controls, as far as the engine can (DuckDB: the
         file rebuilt; PostgreSQL: the table rewritten and re-analyzed; Spark: never reached, in

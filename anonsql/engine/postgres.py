@@ -12,6 +12,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from sqlglot import exp
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
@@ -169,7 +170,7 @@ class PostgresEngine(Traced):  # Traced: the tracer hook, Engine.tracer
         round trips of a SET and a RESET)."""
         yield
 
-    def scrub(self, table: sql.Name) -> Scrubbed:
+    def scrub(self, table: exp.Table) -> Scrubbed:
         """After an in-place run: VACUUM (FULL, ANALYZE) of `table`. An UPDATE writes new row
         versions and leaves the old ones, original values and all, in the heap (and its TOAST
         and indexes) until VACUUM FULL rewrites the table into new files; ANALYZE then replaces
@@ -177,7 +178,7 @@ class PostgresEngine(Traced):  # Traced: the tracer hook, Engine.tracer
         originals. VACUUM cannot run inside a transaction: the run's has committed (autocommit
         outside transaction()); a caller's connection in a transaction of its own is left alone,
         with a warning. What stays out of reach is said in every case (OUT_OF_REACH)."""
-        name = sql.name_text(table, self.dialect)
+        name = sql.text(table, self.dialect)
         outside = f"in place on PostgreSQL, original values of {table.name} stay where anonsql cannot reach: " \
                   + OUT_OF_REACH
         if not self._con.autocommit or self._con.info.transaction_status != self._psycopg.pq.TransactionStatus.IDLE:
@@ -185,7 +186,7 @@ class PostgresEngine(Traced):  # Traced: the tracer hook, Engine.tracer
                                       f"caller's): run VACUUM (FULL, ANALYZE) {name} after it commits", outside))
         file = sql.render("common/relation_file", self.dialect, relation=name)
         before = self.fetch_all(*file)
-        try:  # names quoted by sqlglot (sql.name_text); VACUUM takes no parameter and sqlglot parses it as text
+        try:  # names quoted by sqlglot (sql.text); VACUUM takes no parameter and sqlglot parses it as text
             self.execute(f"VACUUM (FULL, ANALYZE) {name}")
         except DatabaseError as exc:
             return Scrubbed(warnings=(f"in place: {name} was not rewritten ({first_line(exc)}): run VACUUM (FULL, "

@@ -41,6 +41,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     if pseudo:
         identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
     rows = validate.rows(engine, tab)
+    engine.expect_rows(rows)
     validate.k_within(k, rows)
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,

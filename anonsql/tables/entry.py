@@ -57,7 +57,7 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     if not set(trees) <= set(names):
         raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
     forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
-    validate.rows(engine, tab)
+    engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
                 Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
     return run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql, execute=execute,
