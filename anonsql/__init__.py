@@ -21,17 +21,20 @@ __all__ = [
 
 # The API functions load on first use (PEP 562): `import anonsql.kanon` or a CLI command then
 # pays only for its own method, not for every package's dependencies (scipy, scikit-learn, ...).
-_API = frozenset(__all__) - {"AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "connect"}
+_RELEASE = frozenset({"release_plan", "release_run", "release_verify"})
+_API = frozenset(__all__) - {"AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__",
+                             "connect"} - _RELEASE
 
 
 def __getattr__(name: str):
-    if name == "__version__":  # looked up on first use: the search of the installed distributions costs a start
-        from importlib.metadata import PackageNotFoundError, version
+    if name == "__version__":
+        from .version import version
 
-        try:
-            return version("anonsql")
-        except PackageNotFoundError:  # a source tree that was never installed
-            return "0+unknown"
+        return version()
+    if name in _RELEASE:  # the release sits on top of the jobs, beside the API (anonsql.release.entry)
+        from .release import entry
+
+        return getattr(entry, name)
     if name in _API:
         from . import api
 

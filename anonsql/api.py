@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import identifiers, validate
+from . import validate
 from .catalog import Table, get_table
 from .data import risk
-from .engine import Engine, connect
+from .engine import Engine
+from .engine import opened as _open  # connect for one call; an Engine passed in stays open
 from .errors import AnonsqlError, redact
 from .files import read_text
-from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -26,19 +25,7 @@ if TYPE_CHECKING:
     from .kanon.job import KanonReport
     from .nbc.job import BreachReport, CheckReport, PublishReport, VerifyReport, ViewsReport
     from .protect import ProtectReport, TaxonomyReport, TaxonomyTree
-    from .release import PlanReport, ReleaseReport, ReleaseVerifyReport
     from .tables.job import AuditReport, TablesReport
-
-
-@contextmanager
-def _open(db: str | Engine, *, create: bool = False) -> Iterator[Engine]:
-    """Connect for one call; an Engine passed in stays open for the caller."""
-    engine = connect(db, create=create)
-    try:
-        yield engine
-    finally:
-        if engine is not db:
-            engine.close()
 
 
 def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str] = (), replace: bool = False,
@@ -149,33 +136,13 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     cell's original value. `emit_sql` also writes the run as a reviewable script to that file
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     """
-    from .kanon import job as _kanon_job
+    from .kanon import entry as _kanon_entry
 
-    k = validate.k(k)
-    cost = validate.choice("cost", cost, COSTS)
-    positive = cost in NEEDS_POSITIVE_ALPHA  # eq. 10 is infinite at alpha = 0
-    alpha = validate.number(alpha, f"alpha (the pseudo count) for cost '{cost}'",
-                            minimum=None if positive else 0, above=0 if positive else None)
-    seed = validate.seed(seed)
-    validate.dry_run(execute, emit_sql)
-    validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
-        tab = get_table(engine, table)
-        qi_cols = validate.quasi_identifiers(tab, qi)
-        cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column is not None else None
-        dropped, pseudo = identifiers.check_columns(tab, qi_cols, validate.names(drop), validate.names(pseudonymize),
-                                                    [cls] if cls else [])
-        if key_file and not pseudo:
-            raise AnonsqlError("--key-file is the key of --pseudonymize, which names no column")
-        key = identifiers.read_key(key_file) if pseudo else None
-        if pseudo:
-            identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
-        rows = validate.rows(engine, tab)
-        engine.expect_rows(rows)
-        validate.k_within(k, rows)
-        return _kanon_job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
-                              in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
-                              progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes)
+        return _kanon_entry.k_anonymize(engine, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
+                                        in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
+                                        progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
+                                        changes=changes)
 
 
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
@@ -183,13 +150,8 @@ def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], ou
     """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
     from .data import binning
 
-    parsed = [s if isinstance(s, binning.BinSpec) else binning.BinSpec.parse(s) for s in specs]
-    if not parsed:
-        raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     with _open(db) as engine:
-        tab = get_table(engine, table)
-        engine.expect_rows(validate.rows(engine, tab))
-        return binning.bin_columns(engine, tab, parsed, out, replace=replace)
+        return binning.bin_table(engine, table, specs, out, replace=replace)
 
 
 def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: Sequence[str] | str,
@@ -290,34 +252,14 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     hidden ones would leave a class under k (chosen by kanon's MAR cost) and the output is
     checked k-anonymous; `qi` alone warns (Report.warnings) when the output lost the input's k.
     """
-    from . import protect as _protect
+    from .protect import entry as _protect_entry
 
-    validate.choice("method", method, _protect.METHODS)
-    qi_cols = validate.names(qi)
-    if k is not None:
-        k = validate.k(k)
-        if not qi_cols:
-            raise AnonsqlError("--k needs --qi: the quasi-identifiers over which protect keeps k-anonymity")
-    top_k = None if top_k is None else validate.integer(top_k, "top_k", minimum=2)
-    seed = validate.seed(seed)
-    validate.dry_run(execute, emit_sql)
-    validate.output_file(emit_sql, "--emit-sql")
-    if isinstance(cells, str):
-        cells = _protect.read_cells_csv(cells)
-    pseudo = validate.names(pseudonymize)
-    if key_file and not pseudo:
-        raise AnonsqlError("--key-file is the key of --pseudonymize, which names no column")
-    pseudonym_key = identifiers.read_key(key_file) if pseudo else None
     with _open(db) as engine:
-        if pseudo:
-            identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
-        report = _protect.protect_table(engine, table, key, method=method, target=target,
-                                        rows=None if rows is None else validate.names(rows), cells=cells,
-                                        attrs=validate.names(attrs) or None, top_k=top_k, seed=seed, out=out,
-                                        in_place=in_place, replace=replace, delete_rows=delete_rows,
-                                        taxonomies=taxonomies, emit_sql=emit_sql, execute=execute,
-                                        progress=progress, drop=validate.names(drop), pseudonymize=pseudo,
-                                        pseudonym_key=pseudonym_key, qi=qi_cols, k=k)
+        report = _protect_entry.protect_table(engine, table, key, method=method, target=target, rows=rows, cells=cells,
+                                              attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place,
+                                              replace=replace, delete_rows=delete_rows, taxonomies=taxonomies,
+                                              emit_sql=emit_sql, execute=execute, progress=progress, drop=drop,
+                                              pseudonymize=pseudonymize, key_file=key_file, qi=qi, k=k)
     report.show_values = show_values
     return report
 
@@ -430,58 +372,14 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     published table alone, in one transaction. `emit_sql` also writes the run as a script;
     `execute=False` only writes it.
     """
-    from .tables import MARGINS, Protection, Rules, Spec, parse_assignment, parse_cells, parse_tables
-    from .tables import job as _tables_job
+    from .tables import entry as _tables_entry  # before connecting: without the `tables` extra, one error line first
 
-    validate.choice("margins", margins, MARGINS)
-    min_count = validate.integer(min_count, "min_count", minimum=0)
-    level = validate.number(protection, "protection (percent of the cell value)", minimum=0)
-    if p_percent is not None:
-        p_percent = validate.number(p_percent, "p_percent", above=0)
-    dom = _dominance(dominance)
-    validate.dry_run(execute, emit_sql)
-    trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
-    forced = parse_cells(publish) if isinstance(publish, str) else [dict(c) for c in publish or []]
-    if (dims is None or not validate.names(dims)) == (tables is None):
-        raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
-    groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
-        [validate.names(dims)]
-    if (dom or p_percent is not None) and not (measure and contributor):
-        raise AnonsqlError("--dominance and --p-percent need a magnitude table: --sum COLUMN --contributor COLUMN")
     with _open(db) as engine:
-        tab = get_table(engine, table)
-        groups = [tab.resolve(g) for g in groups]
-        names = list(dict.fromkeys(d for g in groups for d in g))
-        value = tab.column(measure).name if measure else None
-        if value and tab.column(value).kind not in ("integer", "float", "decimal"):
-            raise AnonsqlError(f"--sum column '{value}' is not numeric ({tab.column(value).data_type})")
-        who = tab.column(contributor).name if contributor else None
-        if set(names) & {value, who}:
-            raise AnonsqlError("the --sum and --contributor columns cannot be dimensions")
-        trees = {tab.column(d).name: t for d, t in trees.items()}
-        if not set(trees) <= set(names):
-            raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
-        forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
-        engine.expect_rows(validate.rows(engine, tab))
-        spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
-                    Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
-        return _tables_job.run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql,
-                               execute=execute, progress=progress)
-
-
-def _dominance(text: str | tuple[int, float] | None) -> tuple[int, float] | None:
-    """'n,k' (n contributors, k percent) -> (n, k)."""
-    if text is None:
-        return None
-    parts = text.split(",") if isinstance(text, str) else list(text)
-    try:
-        n, k = int(parts[0]), float(parts[1])
-        ok = len(parts) == 2 and n >= 1 and 0 < k <= 100
-    except (ValueError, IndexError):
-        ok = False
-    if not ok:
-        raise AnonsqlError(f"dominance must be 'n,k' with n >= 1 contributors and 0 < k <= 100 percent, got {text!r}")
-    return n, k
+        return _tables_entry.safe_table(engine, table, dims, tables=tables, margins=margins, measure=measure,
+                                        contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
+                                        dominance=dominance, p_percent=p_percent, protection=protection,
+                                        hierarchy=hierarchy, publish=publish, out=out, replace=replace, bounds=bounds,
+                                        emit_sql=emit_sql, execute=execute, progress=progress)
 
 
 def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
@@ -494,48 +392,3 @@ def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] |
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy
     with _open(db) as engine:
         return _tables_job.audit(engine, get_table(engine, published), trees)
-
-
-def _release_db(spec: Any, db: str | Engine | None) -> str | Engine:
-    """The database of a release: `db` if given, else the spec's [source] db (a file path is
-    relative to the spec's folder)."""
-    if db is not None:
-        return db
-    given = spec.source.db
-    if not given:
-        raise AnonsqlError(f"{spec.path}: no database: give [source] db = \"...\" in the spec or --db")
-    return given if "://" in given or given == ":memory:" else str(spec.path.parent / given)
-
-
-def release_plan(spec: str | Path, db: str | Engine | None = None) -> PlanReport:
-    """What the release declared in the TOML file `spec` will run, on which tables; changes nothing."""
-    from . import release as _release
-    from .release import plan as _release_plan
-
-    parsed = _release.load(spec)
-    with _open(_release_db(parsed, db)) as engine:
-        return _release_plan.make_plan(engine, parsed)
-
-
-def release_run(spec: str | Path, db: str | Engine | None = None, *, replace: bool = False,
-                progress: Callable[[str], None] | None = None) -> ReleaseReport:
-    """Run every step and prove every gate of the release `spec` in one transaction (all or
-    nothing), then write its manifest, SQL script and HTML report (see docs/release.md)."""
-    from . import release as _release
-    from .release import job as _release_job
-
-    parsed = _release.load(spec)
-    with _open(_release_db(parsed, db)) as engine:
-        return _release_job.run(engine, parsed, replace=replace, progress=progress)
-
-
-def release_verify(spec: str | Path, db: str | Engine | None = None, *,
-                   progress: Callable[[str], None] | None = None) -> ReleaseVerifyReport:
-    """Re-prove every guarantee of a run release on its published tables, and compare the input's
-    and outputs' fingerprints with the manifest. `ok` says."""
-    from . import release as _release
-    from .release import job as _release_job
-
-    parsed = _release.load(spec)
-    with _open(_release_db(parsed, db)) as engine:
-        return _release_job.verify(engine, parsed, progress=progress)

@@ -67,6 +67,9 @@ class Report:
     #: Privacy warnings (identifiers left in clear, attribute disclosure, ...): shown in the summary,
     #: the JSON, the release's manifest and HTML report; `--quiet` silences progress, never these.
     warnings: list[str] = field(default_factory=list)
+    #: The run's reviewable SQL script (`--emit-sql`, anonsql.rewrite.Script), when the job built one:
+    #: it spells out values, so it is in no JSON (`to_dict`) and no public artefact.
+    script: str | None = field(default=None, repr=False, metadata={"json": False})
 
     @property
     def ok(self) -> bool:
@@ -103,8 +106,9 @@ class Report:
         return [c for c in self.checks if not c.passed]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data: every field, plus `ok`."""
-        data = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """Plain JSON-ready data: every field (but `script`), plus `ok`."""
+        data = {f.name: _plain(getattr(self, f.name))
+                for f in dataclasses.fields(self) if f.metadata.get("json", True)}
         data["ok"] = self.ok
         return data
 

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+import anonsql
 from anonsql import api, catalog, sql
 from anonsql.engine import connect
 from anonsql.errors import AnonsqlError, VerificationError
@@ -929,7 +930,7 @@ def test_release_run_is_refused_on_spark_in_one_line(both, tmp_path):
     spec.write_text('[source]\ntable = "people"\nkey = "id"\nqi = ["Age"]\nclass = "select"\n\n'
                     '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_rel"\n\n[gates]\nk = 2\n')
     with pytest.raises(AnonsqlError, match="release run needs transactions"):
-        api.release_run(str(spec), spark)
+        anonsql.release_run(str(spec), spark)
     assert catalog.find_table(spark, "people_rel") is None
 
 

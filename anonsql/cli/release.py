@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .. import api
+from .. import release as releases  # the package face: its functions load when a command runs
 from . import options
 from .app import Group
 
@@ -37,7 +37,7 @@ def release() -> None:
 @_common
 def plan(spec: str, db: str | None, as_json: bool, report_file: str | None) -> int:
     """Show what the release will run, on which tables, and its gates; changes nothing."""
-    return options.finish(api.release_plan(spec, db), as_json, report_file)
+    return options.finish(releases.release_plan(spec, db), as_json, report_file)
 
 
 @release.command(epilog=_EPILOG)
@@ -47,7 +47,7 @@ def plan(spec: str, db: str | None, as_json: bool, report_file: str | None) -> i
 def run(spec: str, db: str | None, as_json: bool, report_file: str | None, replace: bool, quiet: bool) -> int:
     """Run every step and prove every gate in one transaction: all or nothing. Writes the
     manifest (JSON), the release as one SQL script and the HTML report (the spec's [outputs])."""
-    result = api.release_run(spec, db, replace=replace, progress=options.progress(quiet))
+    result = releases.release_run(spec, db, replace=replace, progress=options.progress(quiet))
     return options.finish(result, as_json, report_file)
 
 
@@ -57,7 +57,7 @@ def run(spec: str, db: str | None, as_json: bool, report_file: str | None, repla
 def verify(spec: str, db: str | None, as_json: bool, report_file: str | None, quiet: bool) -> int:
     """Re-prove every guarantee on the published tables and compare the input's and outputs'
     fingerprints with the manifest (exit 1 when anything changed or fails)."""
-    result = api.release_verify(spec, db, progress=options.progress(quiet))
+    result = releases.release_verify(spec, db, progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, check=True)
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from .. import sql
-from ..catalog import Table, output_table, staged_output
+from .. import sql, validate
+from ..catalog import Table, get_table, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Report
@@ -55,6 +55,17 @@ class BinReport(Report):
 
 _NUMERIC = ("integer", "float", "decimal")
 _SPECIAL = {"-inf": -math.inf, "inf": math.inf, "NaN": math.nan}
+
+
+def bin_table(engine: Engine, table: str, specs: Sequence[str | BinSpec], out: str, *, replace: bool) -> BinReport:
+    """The job's one entry on an open engine (behind `anonsql.bin_columns` and a release's bin
+    step): the specs parsed ('COLUMN=width:W', 'COLUMN=quantiles:Q'), the table found, then `bin_columns`."""
+    parsed = [s if isinstance(s, BinSpec) else BinSpec.parse(s) for s in specs]
+    if not parsed:
+        raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
+    source = get_table(engine, table)
+    engine.expect_rows(validate.rows(engine, source))
+    return bin_columns(engine, source, parsed, out, replace=replace)
 
 
 def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: str, *, replace: bool) -> BinReport:

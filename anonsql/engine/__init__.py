@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import AnonsqlError
@@ -10,7 +12,7 @@ from .base import Engine
 from .duckdb import DuckDBEngine
 from .duckdb import duckdb as _duckdb
 
-__all__ = ["Engine", "connect"]
+__all__ = ["Engine", "connect", "opened"]
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _SPARK_SCHEMES = ("spark:", "sc://")
@@ -52,3 +54,14 @@ def connect(db: str | os.PathLike[str] | Engine | Any, *, create: bool = False) 
             " or a Spark URL (spark:local[2], spark://host:7077, sc://host:port)"
         )
     return DuckDBEngine(db, create=create)
+
+
+@contextmanager
+def opened(db: str | os.PathLike[str] | Engine | Any, *, create: bool = False) -> Iterator[Engine]:
+    """`connect(db)` for one block, closed after it; an Engine passed in stays open for its caller."""
+    engine = connect(db, create=create)
+    try:
+        yield engine
+    finally:
+        if engine is not db:
+            engine.close()

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
@@ -83,6 +83,10 @@ class Engine(Protocol):
     def close(self) -> None:
         """Release the connection."""
 
+    def tracer(self, fn: Tracer) -> AbstractContextManager[None]:
+        """Inside, every statement the engine runs for its caller (execute, fetch_*, insert_rows) is
+        passed to `fn(text, params)` before it runs (sqlite-utils' `Database.tracer`)."""
+
 
 class StagingEngine(Engine, Protocol):
     """An engine without transactions (Spark): its writers stage their outputs under working names
@@ -98,3 +102,28 @@ class StagingEngine(Engine, Protocol):
     def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
         """The schema (None: the current one) and the names of its tables (not temporary views)
         matching `pattern` (`*` any text, `|` between alternatives), case-insensitively."""
+
+# -- the tracer hook ---------------------------------------------------------------------------------
+
+#: Called with each statement's text and parameters (None when it has none) before it runs.
+Tracer = Callable[[str, "Mapping[str, Any] | None"], None]
+
+
+class Traced:
+    """The tracer hook of an engine class: `tracer(fn)` (Engine.tracer), and `_trace`, which the
+    engine calls in its one path of running a statement. Tracers nest: each one active sees it."""
+
+    _tracers: tuple[Tracer, ...] = ()
+
+    @contextmanager
+    def tracer(self, fn: Tracer) -> Iterator[None]:
+        before = self._tracers
+        self._tracers = (*before, fn)
+        try:
+            yield
+        finally:
+            self._tracers = before
+
+    def _trace(self, sql: str, params: Mapping[str, Any] | None) -> None:
+        for fn in self._tracers:
+            fn(sql, params)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one 
     import pyarrow as pa
 
 from ..errors import AnonsqlError, DatabaseError, first_line
-from .base import Scrubbed
+from .base import Scrubbed, Traced
 
 if TYPE_CHECKING:
     from ..sql import exp
@@ -35,7 +35,7 @@ _LOADABLE = (".csv", ".tsv", ".txt", ".gz")
 _REBUILD = "__anonsql_rebuild"
 
 
-class DuckDBEngine:
+class DuckDBEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     """Runs anonsql's SQL on an embedded DuckDB database."""
 
     dialect = "duckdb"
@@ -68,6 +68,7 @@ class DuckDBEngine:
         return engine
 
     def _run(self, sql: str, params: Mapping[str, Any] | None):
+        self._trace(sql, params)
         try:
             return self._con.execute(sql, dict(params) if params else None)
         except duckdb.Error as exc:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
-from .base import Scrubbed
+from .base import Scrubbed, Traced
 
 #: The session's work_mem when the server's is left at its default (sql/common/work_mem.sql).
 WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
@@ -31,7 +31,7 @@ OUT_OF_REACH = ("the WAL (and any WAL archive), base backups, replicas and their
                 "and the disk blocks of the files PostgreSQL dropped")
 
 
-class PostgresEngine:
+class PostgresEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     """Runs anonsql's SQL on a PostgreSQL server, autocommit outside `transaction()`."""
 
     dialect = "postgres"
@@ -72,6 +72,7 @@ class PostgresEngine:
         return engine
 
     def _cursor_run(self, sql: str, params: Mapping[str, Any] | None):
+        self._trace(sql, params)
         cur = self._con.cursor()
         try:
             cur.execute(*with_params(sql, params))
@@ -114,6 +115,7 @@ class PostgresEngine:
 
     def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
+        self._trace(stmt, None)
         if isinstance(frame, Mapping) and self._binary_copy(table_sql, columns_sql, frame):
             return
         # Column-wise .tolist() gives plain Python values, which psycopg adapts.

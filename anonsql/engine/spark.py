@@ -35,7 +35,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
-from .base import Scrubbed
+from .base import Scrubbed, Traced
 
 SCHEMES = ("spark:", "sc://")
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
@@ -175,7 +175,7 @@ def _name(table: exp.Expr | None) -> str:
     return table.sql("spark").lower() if isinstance(table, exp.Table) else ""
 
 
-class SparkEngine:
+class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     """Runs anonsql's SQL on Spark SQL. No transactions, no UPDATE: writers use CTAS and staging."""
 
     dialect = "spark"
@@ -208,6 +208,7 @@ class SparkEngine:
             raise DatabaseError(first_line(exc), sql) from exc
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        self._trace(sql, params)
         stmt = _statement(sql)
         if stmt is not None and self._special(stmt, sql, params):
             return
@@ -222,12 +223,14 @@ class SparkEngine:
     def fetch_all(self, sql: str, params: Mapping[str, Any] | None = None) -> list[tuple]:
         from pyspark.errors import PySparkException
 
+        self._trace(sql, params)
         try:
             return [tuple(r) for r in self._df(sql, params).collect()]
         except PySparkException as exc:
             raise DatabaseError(first_line(exc), sql) from exc
 
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
+        self._trace(sql, params)
         return self._collect(self._df(sql, params), sql)
 
     def fetch_df(self, sql: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:

@@ -18,7 +18,6 @@ from ..catalog import Table, drop_table, find_table, get_table, output_table, st
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
-from ..rewrite import Script
 from . import rewrite, stats, verify
 from .containment import BinaryCounts, distcnt_from_groups, feature_hamdist
 from .greedy import Selection, greedy_distcnt, greedy_hamdist
@@ -176,13 +175,12 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
     report.full_hamdist, report.full_distcnt = float(values.sum()), distcnt_from_groups(data.n1, data.n2)
     say(f"selection: {len(chosen)} feature(s) by {method} ({report.seconds['selection']:.2f} s)")
 
-    script = None
     if emit_sql:
         steps = ([rewrite.replace_step(engine, replaced)] if replaced is not None else []) + [
             rewrite.publish_step(source, target, chosen, cls, materialize)]
-        script = rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k, chosen,
-                                         rows)
-    if _dry_run(report, script, emit_sql, execute):
+        report.script = rewrite.features_script(engine.dialect, report.table, target, [*before, *steps, *after], k,
+                                                chosen, rows).text()
+    if _dry_run(report, emit_sql, execute):
         return report
     with _output(engine, target, replaced) as written:
         with report.timed("write"):
@@ -198,7 +196,7 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
         say("warning: " + report.notes[-1])
     report.ac, report.kanon = figures.ac, figures.kanon
     report.hamdist, report.distcnt = figures.hamdist, figures.distcnt
-    _save(script, emit_sql)
+    _save(report, emit_sql)
     say(f"verify: AC = {figures.ac} >= {k} on {target} ({report.seconds['verify']:.2f} s)")
     return report
 
@@ -265,11 +263,10 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
     create = rewrite.binarize_step(source, target, rules, kept)  # checks the rules before any work
     names = [r.name for r in rules]
     report = BinarizeReport(table=str(source), out=str(target), rows=rows, columns=names)
-    script = None
     if emit_sql:
         steps = ([rewrite.replace_step(engine, existing)] if existing is not None else []) + [create]
-        script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows)
-    if _dry_run(report, script, emit_sql, execute):
+        report.script = rewrite.binarize_script(engine.dialect, source, target, steps, names, rows).text()
+    if _dry_run(report, emit_sql, execute):
         return report
     with _output(engine, target, existing) as written:
         with report.timed("write"):
@@ -280,7 +277,7 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
             raise VerificationError(report.checks)
     report.out = str(get_table(engine, target))
     report.density = sum(report.ones.values()) / (rows * len(names))
-    _save(script, emit_sql)
+    _save(report, emit_sql)
     return report
 
 
@@ -300,16 +297,16 @@ def _output(engine: Engine, target: sql.TableName, replaced: Table | None) -> It
             yield staged
 
 
-def _dry_run(report: Report, script: Script | None, emit_sql: str | None, execute: bool) -> bool:
+def _dry_run(report: Report, emit_sql: str | None, execute: bool) -> bool:
     """A dry run (not `execute`) writes the script and notes that nothing changed; True when it stops here."""
     if not execute:
-        _save(script, emit_sql)
+        _save(report, emit_sql)
         where = "on standard output" if emit_sql == "-" else f"in {emit_sql}"
         report.notes.append(f"dry run: the script is {where}; nothing in the database changed")
     return not execute
 
 
-def _save(script: Script | None, emit_sql: str | None) -> None:
-    """Write the run's script (after the run committed, or for a dry run)."""
-    if script is not None and emit_sql:
-        save(emit_sql, script.text())
+def _save(report: Report, emit_sql: str | None) -> None:
+    """Write the run's script, carried by its report (after the run committed, or for a dry run)."""
+    if report.script is not None and emit_sql:
+        save(emit_sql, report.script)

@@ -120,9 +120,10 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
         emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
-        changes: str | None = None) -> KanonReport:
+        changes: str | None = None, script: bool = False) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
+    The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
     Without a class column every row shares one class (the paper's costs with C = 1): the
     statistics and checks read the table through a temporary view that adds the constant label.
     """
@@ -178,11 +179,13 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     report.suppressed_by_column = dict(zip(qi, (plan.suppress * plan.rows[:, None]).sum(axis=0).tolist())) \
         if len(plan.rows) else dict.fromkeys(qi, 0)
     report.original_nulls_by_column = dict(zip(qi, before.attrs.null_counts.sum(axis=1).tolist()))
-    if emit_sql:
+    if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        save(emit_sql, plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
-                                   replace=replaced is not None, extra=extra))
+        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
+                                    replace=replaced is not None, extra=extra)
+        if emit_sql:
+            save(emit_sql, report.script)
     if not execute:
         drop_dictionaries(engine, groups.dictionaries)
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")

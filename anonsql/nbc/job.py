@@ -330,10 +330,11 @@ def _transform(report: PublishReport, v: Views, rho: Fraction, prior: list[Fract
 def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: Any = None, out: str = "", *,
                 precedence: Precedence = None, replace: bool = False, prior: str | dict[str, Any] | None = None,
                 r: Any = None, synthetic: bool = False, emit_sql: str | None = None, execute: bool = True,
-                root: str = "paper", progress: Progress | None = None) -> PublishReport:
+                root: str = "paper", progress: Progress | None = None, script: bool = False) -> PublishReport:
     """SafetyTransform the views (rho), or EST them (prior and r); write <out>_class and <out>_attr
     (and with `synthetic` <out>_rows) and check them by SQL, in one transaction. `emit_sql` also
-    writes the run as a script; `execute=False` only writes the script. `root` "least" searches
+    writes the run as a script; `execute=False` only writes the script; `script` only builds it
+    (report.script, as with `emit_sql`). `root` "least" searches
     the least root exponent k whose output still meets rho (least distortion; the paper's
     Figure 4 bound is the default)."""
     say = progress or silent
@@ -374,12 +375,14 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     tables = rewrite.outputs(names, v, pub, prior_weights, engine.integer_type(int(max(pub.values()))))
     if execute:
         _write_and_verify(engine, report, v, ratio, replacing, tables, say)
-    if emit_sql:
+    if emit_sql or script:
         title = (f"anonsql nbc publish: {tab} -> {', '.join(map(str, names))} "
                  f"({report.method}, {'r' if weights else 'rho'} = {ratio})")
-        save(emit_sql, rewrite.script(engine.dialect, title, replaced, tables, v, ratio).text())
-        if not execute:
-            report.notes.append(f"dry run: the script is in {emit_sql}; nothing was written")
+        report.script = rewrite.script(engine.dialect, title, replaced, tables, v, ratio).text()
+        if emit_sql:
+            save(emit_sql, report.script)
+            if not execute:
+                report.notes.append(f"dry run: the script is in {emit_sql}; nothing was written")
     return report
 
 

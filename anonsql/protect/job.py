@@ -142,7 +142,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                   taxonomies: Mapping[str, str] | str | None = None, emit_sql: str | None = None,
                   execute: bool = True, progress: Progress | None = None, drop: Sequence[str] = (),
                   pseudonymize: Sequence[str] = (), pseudonym_key: identifiers.Key | None = None,
-                  qi: Sequence[str] = (), k: int | None = None) -> ProtectReport:
+                  qi: Sequence[str] = (), k: int | None = None, script: bool = False) -> ProtectReport:
     """Resolve the input, decide, write back and verify in one transaction (the body of
     anonsql.api.protect, whose checks of method, top_k, seed, k and the pseudonym key ran already).
 
@@ -188,9 +188,11 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
-    if emit_sql:
-        save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
-                               drop, pseudonymize, ctas, (qi, k) if k is not None else None))
+    if emit_sql or script:  # the reviewable script (report.script), written to emit_sql when given
+        report.script = _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
+                                drop, pseudonymize, ctas, (qi, k) if k is not None else None)
+        if emit_sql:
+            save(emit_sql, report.script)
     if not execute:
         report.notes.append("dry run: nothing was changed")
         return report

@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING
 from ..lazy import exports
 
 if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
+    from .entry import release_plan, release_run, release_verify
     from .job import ReleaseReport, ReleaseVerifyReport
     from .plan import PlanReport
     from .spec import KINDS, Spec, load
 
-__all__ = ["KINDS", "PlanReport", "ReleaseReport", "ReleaseVerifyReport", "Spec", "load"]
-__getattr__ = exports(__name__, ('.job', '.plan', '.spec'), __all__)
+__all__ = ["KINDS", "PlanReport", "ReleaseReport", "ReleaseVerifyReport", "Spec", "load", "release_plan", "release_run",
+           "release_verify"]
+__getattr__ = exports(__name__, ('.entry', '.job', '.plan', '.spec'), __all__)

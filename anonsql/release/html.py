@@ -119,13 +119,14 @@ def _def(name: str) -> str:
 
 def page(report: ReleaseReport, spec: Spec) -> str:
     """The whole page as text."""
-    from .. import __version__
+    from ..version import version
+
 
     plan, proof = report.plan, report.proof
     h = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>anonsql release {escape(report.name)}"
          f"</title><style>{_STYLE}</style></head><body>",
          f"<h1>Release {escape(report.name)}</h1>",
-         f"<p>anonsql {escape(__version__)} on {escape(report.dialect)}; spec <code>{escape(spec.path.name)}</code> "
+         f"<p>anonsql {escape(version())} on {escape(report.dialect)}; spec <code>{escape(spec.path.name)}</code> "
          f"(sha256 <code>{escape(spec.sha256)}</code>); input <code>{escape(report.table)}</code>: "
          f"{report.input['rows']:,} rows, fingerprint <code>{escape(report.input['digest'])}</code>.</p>",
          _public_note(spec), *_warnings(report.warnings), "<h2>Gates</h2>"]

@@ -6,9 +6,7 @@ staged at the end of the transaction and moved into place only after the commit 
 from __future__ import annotations
 
 import json
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from ..catalog import drop_table, get_table
@@ -127,14 +125,13 @@ def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress
 def _transaction(engine: Engine, spec: Spec, plan: PlanReport, report: ReleaseReport, replace: bool, say: Progress,
                  progress: Progress | None) -> None:
     """Every step and gate in one transaction; the artefacts staged last, inside it."""
-    with tempfile.TemporaryDirectory(prefix="anonsql_release_") as tmp, engine.transaction():
+    with engine.transaction():
         chains = Chains(engine, spec, plan)
         for step in plan.steps:
             say(f"release: step {step.number} ({step.kind}) {step.input} -> {', '.join(step.outputs)}")
             with report.timed(f"step {step.number} ({step.kind})"):
                 result, script = run_step(engine, step, qi=plan.qi, class_column=plan.class_column, key=plan.key,
-                                          replace=replace, script_file=Path(tmp) / f"step{step.number}.sql",
-                                          progress=progress)
+                                          replace=replace, progress=progress)
             report.steps.append(result)
             report.scripts.append(script)
             for c in result.checks:

@@ -34,7 +34,8 @@ def _checks(checks: list[Any], proofs: dict[str, str] | None = None) -> list[dic
 def build(report: ReleaseReport) -> dict[str, Any]:
     """The manifest: version, spec hash, input fingerprint, seeds, per step its outputs, figures and
     checks, per gate the SQL that proved it, the outputs' fingerprints; timings kept apart."""
-    from .. import __version__
+    from ..version import version
+
 
     plan = report.plan
     steps = []
@@ -48,7 +49,7 @@ def build(report: ReleaseReport) -> dict[str, Any]:
     proof = report.proof
     gates = [c for c in report.checks if c.name.startswith("gate:")]
     return {
-        "anonsql": __version__,
+        "anonsql": version(),
         "release": report.name,
         "spec": {"file": plan.spec.rsplit("/", 1)[-1], "sha256": report.spec_sha256},
         "engine": report.dialect,

@@ -1,24 +1,30 @@
-"""One release step = one existing job through anonsql.api, on the release's open engine (so it
-joins the release's transaction), with its reviewable script. Jobs without --emit-sql (bin) and
-the release's own drop step get their script from the statements they actually executed."""
+"""One release step = one existing job through its entry (anonsql.kanon.entry, ...: the job's own
+input checks, then the job), on the release's open engine (so it joins the release's
+transaction); the report carries the step's reviewable script. Jobs without --emit-sql (bin) and
+the release's own drop step get their script from the statements the engine ran for them
+(Engine.tracer)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import sqlglot
 
-from .. import api, sql
+from .. import sql
 from ..catalog import drop_table, get_table, output_table
+from ..data import binning
 from ..data.loading import count_rows
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
+from ..kanon import entry as kanon
+from ..nbc import job as nbc
+from ..protect import entry as protect
 from ..report import Progress, Report
 from ..rewrite import Script
+from ..tables import entry as tables
 from .plan import PlannedStep
 from .spec import names
 
@@ -37,78 +43,81 @@ class DropReport(Report):
         return [f"{self.table} -> {self.out}: dropped {', '.join(self.dropped)}"]
 
 
-class Recorder:
-    """The engine, recording the writing statements a step executes (for its part of the script)."""
+class Writes:
+    """A tracer (Engine.tracer) keeping the writing statements a step runs, for its part of the script."""
 
-    def __init__(self, engine: Engine):
-        self._engine = engine
+    def __init__(self) -> None:
         self.statements: list[str] = []
 
-    def execute(self, text: str, params: Mapping[str, Any] | None = None) -> None:
+    def __call__(self, text: str, params: Mapping[str, Any] | None) -> None:
         if _LEADING_COMMENTS.sub("", text).upper().startswith(_WRITES):
             if params:  # scripts show values as literals: this step's SQL is only shown as run
                 text += f" /* parameters: {dict(params)} */"
             self.statements.append(text)
-        self._engine.execute(text, params)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-    def script(self, title: str) -> str:
-        s = Script(self._engine.dialect, title)
+    def script(self, dialect: str, title: str) -> str:
+        s = Script(dialect, title)
         for text in self.statements:
-            pretty = sqlglot.transpile(text, read=self._engine.dialect, write=self._engine.dialect, pretty=True)[0]
+            pretty = sqlglot.transpile(text, read=dialect, write=dialect, pretty=True)[0]
             s.step("as executed (this job writes no --emit-sql script of its own)", pretty)
         return s.text()
 
 
 def run_step(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str | None, key: str | None,
-             replace: bool, script_file: Path, progress: Progress | None) -> tuple[Report, str]:
-    """Run one step; returns its report and its script text."""
-    o, emit, out = step.options, str(script_file), step.outputs[0]
+             replace: bool, progress: Progress | None) -> tuple[Report, str]:
+    """Run one step; returns its report and its script, which the report carries (Report.script)."""
+    report = _run(engine, step, qi=qi, class_column=class_column, key=key, replace=replace, progress=progress)
+    return report, report.script or ""
+
+
+def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str | None, key: str | None,
+         replace: bool, progress: Progress | None) -> Report:
+    o, out = step.options, step.outputs[0]
     title = f"anonsql release step {step.number}: {step.kind} {step.input} -> {out}"
     if step.kind in ("drop", "bin"):
-        rec = Recorder(engine)
-        if step.kind == "drop":
-            report: Report = _drop(rec, step.input, names(o["columns"]), out, replace)
-        else:
-            report = api.bin_columns(rec, step.input, [f"{c}={r}" for c, r in o["columns"].items()],
-                                     out, replace=replace)
-        return report, rec.script(title)
+        writes = Writes()
+        with engine.tracer(writes):
+            if step.kind == "drop":
+                report: Report = _drop(engine, step.input, names(o["columns"]), out, replace)
+            else:
+                report = binning.bin_table(engine, step.input, [f"{c}={r}" for c, r in o["columns"].items()], out,
+                                           replace=replace)
+        report.script = writes.script(engine.dialect, title)
+        return report
     cls = o.get("class", class_column)
     if cls is None and step.kind in ("kanon", "nbc"):
         raise AnonsqlError(f"step {step.number} ({step.kind}) needs class = ... (or [source] class)")
     if step.kind == "kanon":
-        report = api.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],
-                                 cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0, out=out,
-                                 replace=replace, emit_sql=emit, progress=progress, drop=o.get("drop"),
-                                 pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"))
+        report = kanon.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],
+                                   cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0,
+                                   out=out, replace=replace, script=True, progress=progress, drop=o.get("drop"),
+                                   pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"))
     elif step.kind == "protect":
         row_key = o.get("key", key)
         if row_key is None:
             raise AnonsqlError(f"step {step.number} (protect) needs key = ... (or [source] key)")
         # qi / k: protect keeps k-anonymity over those QIs (protect's --qi / --k); passed only when given
         keep_k: dict[str, Any] = {"qi": names(o.get("qi")) or qi, "k": o.get("k")} if "qi" in o or "k" in o else {}
-        report = api.protect_table(engine, step.input, row_key, method=o.get("method", "dropp"),
-                                   target=o.get("target"), rows=o.get("rows"),
-                                   cells=[tuple(c) for c in o["cells"]] if isinstance(o.get("cells"), list)
-                                   else o.get("cells"), attrs=o.get("attrs"), top_k=o.get("top_k"),
-                                   seed=step.seed or 0, out=out, replace=replace, taxonomies=o.get("taxonomies"),
-                                   emit_sql=emit, progress=progress, **keep_k)
+        report = protect.protect_table(engine, step.input, row_key, method=o.get("method", "dropp"),
+                                       target=o.get("target"), rows=o.get("rows"),
+                                       cells=[tuple(c) for c in o["cells"]] if isinstance(o.get("cells"), list)
+                                       else o.get("cells"), attrs=o.get("attrs"), top_k=o.get("top_k"),
+                                       seed=step.seed or 0, out=out, replace=replace, taxonomies=o.get("taxonomies"),
+                                       script=True, progress=progress, **keep_k)
     elif step.kind == "nbc":
-        report = api.nbc_publish(engine, step.input, cls, names(o.get("attrs")) or qi, o.get("rho"),  # type: ignore[arg-type]
+        report = nbc.run_publish(engine, step.input, cls, names(o.get("attrs")) or qi, o.get("rho"),  # type: ignore[arg-type]
                                  _prefix(step), replace=replace,
                                  precedence=o.get("precedence"), prior=o.get("prior"), r=o.get("r"),
-                                 synthetic=o.get("synthetic", False), emit_sql=emit, root=o.get("root", "paper"),
+                                 synthetic=o.get("synthetic", False), script=True, root=o.get("root", "paper"),
                                  progress=progress)
     else:
-        report = api.safe_table(engine, step.input, names(o.get("dims")) or None, tables=o.get("tables"),
-                                margins=o.get("margins", "cube"), measure=o.get("sum"),
-                                contributor=o.get("contributor"), min_count=o.get("min_count", 3),
-                                zero_unsafe=o.get("zero_unsafe", False), dominance=o.get("dominance"),
-                                p_percent=o.get("p_percent"), protection=o.get("protection", 0.0), out=out,
-                                replace=replace, emit_sql=emit, progress=progress)
-    return report, script_file.read_text(encoding="utf-8")
+        report = tables.safe_table(engine, step.input, names(o.get("dims")) or None, tables=o.get("tables"),
+                                   margins=o.get("margins", "cube"), measure=o.get("sum"),
+                                   contributor=o.get("contributor"), min_count=o.get("min_count", 3),
+                                   zero_unsafe=o.get("zero_unsafe", False), dominance=o.get("dominance"),
+                                   p_percent=o.get("p_percent"), protection=o.get("protection", 0.0), out=out,
+                                   replace=replace, script=True, progress=progress)
+    return report
 
 
 def _prefix(step: PlannedStep) -> str:

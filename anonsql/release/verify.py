@@ -10,12 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import api, sql
+from .. import sql
 from ..catalog import Table, find_table, get_table
 from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
 from ..engine import Engine
 from ..errors import AnonsqlError
+from ..evaluate import job as evaluate
+from ..nbc import job as nbc
 from ..report import Progress, Report
+from ..tables import job as tables
 from ..verify import k_anonymity
 from .guarantees import reprove_published
 from .plan import PlanReport
@@ -136,9 +139,9 @@ def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof:
         return
     chosen = ["nb"] + (["tree"] if importlib.util.find_spec("sklearn") else [])
     try:
-        ev = api.evaluate_classifiers(engine, baseline, table, plan.qi, plan.class_column,
-                                      key=plan.key, folds=g.folds, seed=spec.seed, classifiers=chosen,
-                                      progress=progress)
+        ev = evaluate.evaluate(engine, get_table(engine, baseline), get_table(engine, table), plan.qi,
+                               plan.class_column, plan.key, folds=g.folds, seed=spec.seed, classifiers=chosen,
+                               progress=progress)
     except AnonsqlError as exc:
         if g.max_nb_error_loss is not None:
             raise
@@ -171,11 +174,11 @@ def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) 
             notes.append(f"{label}: its output was a working table, dropped after the release (checked when it ran)")
             continue
         if step.kind == "nbc" and find_table(engine, step.input) is not None:
-            found: Report = api.nbc_verify(engine, step.input, str(o.get("class", plan.class_column)),
+            found: Report = nbc.run_verify(engine, step.input, str(o.get("class", plan.class_column)),
                                            names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
                                            precedence=o.get("precedence"))
         elif step.kind == "tables":
-            found = api.audit_table(engine, step.outputs[0])
+            found = tables.audit(engine, get_table(engine, step.outputs[0]), None)
         elif step.kind in ROW_KINDS:
             continue  # re-proved above, with the guarantees of its chain
         else:

@@ -97,8 +97,9 @@ class AuditReport(Report):
 
 
 def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: bool, bounds: bool,
-        emit_sql: str | None, execute: bool, progress: Progress | None = None) -> TablesReport:
-    """The whole job on validated input (see anonsql.api.safe_table)."""
+        emit_sql: str | None, execute: bool, progress: Progress | None = None, script: bool = False) -> TablesReport:
+    """The whole job on validated input (see anonsql.tables.request); its script (report.script)
+    is built with `emit_sql` (then written there) or `script`."""
     say = progress or silent
     check_names(spec.dims)
     target, replaced = output_table(engine, source, out, f"{source.name}_tables", replace)
@@ -143,9 +144,11 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
 
     pub = publication(grid, labels, outcome, spec.dims, target.expr, audit.expr, bounds=bounds)
     replaced_tables = [t.expr for t in (replaced, old_audit) if t is not None]
-    if emit_sql:
-        save(emit_sql, pub.script(engine.dialect, _title(report), replaced_tables,
-                                  [verify.recount_script(engine.dialect, source, target.expr, spec)]))
+    if emit_sql or script:
+        report.script = pub.script(engine.dialect, _title(report), replaced_tables,
+                                   [verify.recount_script(engine.dialect, source, target.expr, spec)])
+        if emit_sql:
+            save(emit_sql, report.script)
     if not execute:
         report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
         return report

@@ -1,0 +1,79 @@
+"""The tables job's one entry on an open engine: the arguments parsed and checked (values, then
+against the table) into a Spec, then the job (anonsql.tables.job). Behind `anonsql.safe_table` and
+a release's tables step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .. import validate
+from ..catalog import get_table
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..report import Progress
+from . import MARGINS
+from .job import TablesReport, run
+from .rules import Rules
+from .spec import Spec, parse_assignment, parse_cells, parse_tables
+from .suppress import Protection
+
+
+def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = None, *,
+               tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
+               measure: str | None = None, contributor: str | None = None, min_count: int = 3,
+               zero_unsafe: bool = False, dominance: str | tuple[int, float] | None = None,
+               p_percent: float | None = None, protection: float = 0.0,
+               hierarchy: Mapping[str, str] | str | None = None,
+               publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
+               bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
+               progress: Progress | None = None, script: bool = False) -> TablesReport:
+    """See anonsql.api.safe_table; `script` builds the reviewable script (report.script) without
+    writing it anywhere (`emit_sql` builds and writes it)."""
+    validate.choice("margins", margins, MARGINS)
+    min_count = validate.integer(min_count, "min_count", minimum=0)
+    level = validate.number(protection, "protection (percent of the cell value)", minimum=0)
+    if p_percent is not None:
+        p_percent = validate.number(p_percent, "p_percent", above=0)
+    dom = _dominance(dominance)
+    validate.dry_run(execute, emit_sql)
+    trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
+    forced = parse_cells(publish) if isinstance(publish, str) else [dict(c) for c in publish or []]
+    if (dims is None or not validate.names(dims)) == (tables is None):
+        raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
+    groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
+        [validate.names(dims)]
+    if (dom or p_percent is not None) and not (measure and contributor):
+        raise AnonsqlError("--dominance and --p-percent need a magnitude table: --sum COLUMN --contributor COLUMN")
+    tab = get_table(engine, table)
+    groups = [tab.resolve(g) for g in groups]
+    names = list(dict.fromkeys(d for g in groups for d in g))
+    value = tab.column(measure).name if measure else None
+    if value and tab.column(value).kind not in ("integer", "float", "decimal"):
+        raise AnonsqlError(f"--sum column '{value}' is not numeric ({tab.column(value).data_type})")
+    who = tab.column(contributor).name if contributor else None
+    if set(names) & {value, who}:
+        raise AnonsqlError("the --sum and --contributor columns cannot be dimensions")
+    trees = {tab.column(d).name: t for d, t in trees.items()}
+    if not set(trees) <= set(names):
+        raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
+    forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
+    engine.expect_rows(validate.rows(engine, tab))
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
+                Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
+    return run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql, execute=execute,
+               progress=progress, script=script)
+
+
+def _dominance(text: str | tuple[int, float] | None) -> tuple[int, float] | None:
+    """'n,k' (n contributors, k percent) -> (n, k)."""
+    if text is None:
+        return None
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    try:
+        n, k = int(parts[0]), float(parts[1])
+        ok = len(parts) == 2 and n >= 1 and 0 < k <= 100
+    except (ValueError, IndexError):
+        ok = False
+    if not ok:
+        raise AnonsqlError(f"dominance must be 'n,k' with n >= 1 contributors and 0 < k <= 100 percent, got {text!r}")
+    return n, k
