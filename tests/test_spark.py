@@ -332,7 +332,7 @@ def test_kanon_drop_and_pseudonymize_same_as_duckdb(both, monkeypatch):
                                                                replace=True, **kw), "people_kp")
     assert all(len(row[0]) == 64 for row in table_rows(both[1], "people_kp"))  # hex digests, not ids
     both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_kp").expr))
-    with pytest.raises(AnonsqlError, match="--pseudonymize on Spark takes text and integer columns: 'ratio'"):
+    with pytest.raises(AnonsqlError, match="--pseudonymize on spark takes text and integer columns: 'ratio'"):
         api.k_anonymize(both[1], "people", ["Age", "zip code"], CLASS, 5, out="people_kq", pseudonymize=["ratio"])
     assert catalog.find_table(both[1], "people_kq") is None
 
@@ -462,8 +462,8 @@ def test_nbc_failed_publish_leaves_the_old_tables_on_spark(toy, monkeypatch):
         with pytest.raises(VerificationError, match="injected failure"):
             api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True, synthetic=True)
     with monkeypatch.context() as m:
-        m.setattr(nbc_verify, "SPARK_DIGITS", 5)
-        with pytest.raises(AnonsqlError, match="Spark's exact integers .* nothing written"):
+        m.setattr(type(spark), "exact_digits", 5)
+        with pytest.raises(AnonsqlError, match="spark's exact integers .* nothing written"):
             api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True)
     assert [table_rows(spark, f"old{s}") for s in ("_class", "_attr")] == before
     assert catalog.find_table(spark, "old_rows") is None

@@ -183,7 +183,7 @@ class _Reader:
 
     def __init__(self, engine: Engine, src: _Csv, na: Sequence[str]):
         self.src = src
-        self.own = engine.dialect != "duckdb"
+        self.own = not engine.reads_csv
         self.engine: Engine = DuckDBEngine(":memory:") if self.own else engine
         self.view = sql.TableName(f"anonsql_csv_{uuid.uuid4().hex}").expr
         self.inner = [f"c{i}" for i in range(len(src.header))]

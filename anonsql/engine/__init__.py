@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -10,7 +11,11 @@ from .base import Engine
 from .duckdb import DuckDBEngine
 from .duckdb import duckdb as _duckdb
 
-__all__ = ["Engine", "connect"]
+__all__ = ["Engine", "connect", "engine_class"]
+
+#: The engine class of each dialect name (module, class), imported when asked (engine_class).
+_CLASSES = {"duckdb": (".duckdb", "DuckDBEngine"), "postgres": (".postgres", "PostgresEngine"),
+            "spark": (".spark", "SparkEngine")}
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _SPARK_SCHEMES = ("spark:", "sc://")
@@ -52,3 +57,14 @@ def connect(db: str | os.PathLike[str] | Engine | Any, *, create: bool = False) 
             " or a Spark URL (spark:local[2], spark://host:7077, sc://host:port)"
         )
     return DuckDBEngine(db, create=create)
+
+
+def engine_class(dialect: str) -> type[Engine]:
+    """The engine class whose `dialect` is `dialect`: its declared capabilities (engine/base.py), for
+    code that holds a dialect rather than an engine (a script written for review, a template chosen
+    for a dialect). Code holding an engine asks the engine itself."""
+    if dialect not in _CLASSES:
+        raise AnonsqlError(f"no anonsql engine writes the SQL dialect {dialect!r} (DuckDB, PostgreSQL and Spark do)")
+    module, name = _CLASSES[dialect]
+    cls: type[Engine] = getattr(importlib.import_module(module, __name__), name)
+    return cls

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,9 @@ import numpy as np
 if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
     import pandas as pd
     import pyarrow as pa
+    from sqlglot import exp
 
+from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line
 
 #: DuckDB's row group: its unit of parallel work (a scan hands each thread whole row groups).
@@ -40,6 +42,19 @@ class DuckDBEngine:
     dialect = "duckdb"
     supports_update = True
     supports_transactions = True
+    temp_schema: str | None = "temp"
+    row_id: str | None = "rowid"
+    pseudonymize_sql: str | None = "common/pseudonymize"
+    same_text_kinds: tuple[str, ...] | None = None
+    exact_numeric = False
+    exact_digits: int | None = None
+    rename_qualified = False
+    plans_from_statistics = False
+    matches_by_value = False  # DuckDB codes the rows faster than it hashes their values
+    sorts_grouping_sets = False
+    dictionaries_read_groups = True  # as fast at 10^7 rows, 12 ms faster on Adult
+    broadcast_hints = False
+    reads_csv = True
 
     def __init__(self, path: str, *, create: bool = False):
         if path != ":memory:" and not create and not os.path.exists(path):
@@ -161,6 +176,22 @@ class DuckDBEngine:
             self._run(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM __anonsql_frame", None)
         finally:
             self._con.unregister("__anonsql_frame")
+
+    def table_columns(self, name: str, schema: str | None) -> list[tuple]:
+        """From duckdb_columns(), which information_schema.columns is a view over
+        (sql/common/table_columns_duckdb.sql)."""
+        return self.fetch_all(*sql.render("common/table_columns_duckdb", self.dialect, table_name=name,
+                                          schema_name=schema))
+
+    @contextmanager
+    def committing(self) -> Iterator[None]:
+        """Nothing to allow: the staged output is the caller's transaction."""
+        yield
+
+    @contextmanager
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> Iterator[None]:
+        """Nothing to hold: DuckDB's file lock already keeps other writers out."""
+        yield
 
     def expect_rows(self, rows: int) -> None:
         """A table of at most one row group is read by one thread whatever the setting, while

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +16,16 @@ if TYPE_CHECKING:
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
 
+if TYPE_CHECKING:
+    from sqlglot import exp
+
 #: The session's work_mem when the server's is left at its default (sql/common/work_mem.sql).
 WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
 
+
+#: How long one attempt at the lock of an in-place run waits before saying so and trying again.
+LOCK_ATTEMPT = "1s"
+_LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE of a lock_timeout
 
 #: numpy dtypes COPY sends in binary: the PostgreSQL type OID each must land in, and its wire format.
 _BINARY = {np.dtype(np.int64): (20, ">i8"), np.dtype(np.bool_): (16, "u1"), np.dtype(np.float64): (701, ">f8")}
@@ -30,6 +37,19 @@ class PostgresEngine:
     dialect = "postgres"
     supports_update = True
     supports_transactions = True
+    temp_schema: str | None = "pg_temp"
+    row_id: str | None = "ctid"  # stable within the transaction that holds the table
+    pseudonymize_sql: str | None = "common/pseudonymize_postgres"
+    same_text_kinds: tuple[str, ...] | None = None
+    exact_numeric = True
+    exact_digits: int | None = None
+    rename_qualified = False
+    plans_from_statistics = True
+    matches_by_value = True  # each dictionary lookup is a hash join of every row, ~150 ms per 10^6 rows and column
+    sorts_grouping_sets = True
+    dictionaries_read_groups = False  # 10^6 rows: 0.23 -> 0.13 s reading the column values first
+    broadcast_hints = False
+    reads_csv = False
 
     def __init__(self, url: str):
         try:
@@ -150,6 +170,35 @@ class PostgresEngine:
         except self._psycopg.Error as exc:
             raise DatabaseError(first_line(exc), stmt) from exc
         return True
+
+    def table_columns(self, name: str, schema: str | None) -> list[tuple]:
+        return self.fetch_all(*sql.render("common/table_columns", self.dialect, table_name=name, schema_name=schema))
+
+    @contextmanager
+    def committing(self) -> Iterator[None]:
+        """Nothing to allow: the staged output is the caller's transaction."""
+        yield
+
+    @contextmanager
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> Iterator[None]:
+        """ONE transaction from the statistics to the commit, opened with LOCK TABLE ... IN SHARE ROW
+        EXCLUSIVE MODE, so a concurrent INSERT/UPDATE/DELETE waits for the run instead of invalidating
+        its statistics (readers go on). While another session holds a conflicting lock, `waiting()`
+        is called once per LOCK_ATTEMPT."""
+        lock = sql.exp.Command(this="LOCK", expression=f"TABLE {table.sql(self.dialect)} IN SHARE ROW EXCLUSIVE MODE")
+        with self.transaction():
+            self.fetch_all(*sql.render("common/lock_timeout", self.dialect, timeout=LOCK_ATTEMPT))
+            while True:
+                try:
+                    with self.transaction():  # a savepoint: a timed-out attempt leaves the transaction usable
+                        self.execute(lock.sql(self.dialect))
+                    break
+                except DatabaseError as exc:
+                    if getattr(exc.__cause__, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+                        raise
+                    waiting()
+            self.fetch_all(*sql.render("common/lock_timeout", self.dialect, timeout="0"))
+            yield
 
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: PostgreSQL's planner chooses parallel workers per query from its statistics."""

@@ -22,7 +22,7 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -180,6 +180,19 @@ class SparkEngine:
     dialect = "spark"
     supports_update = False
     supports_transactions = False
+    temp_schema: str | None = None
+    row_id: str | None = None
+    pseudonymize_sql: str | None = "common/pseudonymize"  # DuckDB's SHA256, ENCODE, UNHEX, || in Spark's words
+    same_text_kinds: tuple[str, ...] | None = ("text", "integer")
+    exact_numeric = False
+    exact_digits: int | None = 36  # DECIMAL(38, 0) (AnonsqlSpark's BIGNUM), two digits left for sums
+    rename_qualified = True
+    plans_from_statistics = False
+    matches_by_value = False
+    sorts_grouping_sets = False
+    dictionaries_read_groups = False
+    broadcast_hints = True
+    reads_csv = False
 
     def __init__(self, url: str):
         self.url = url
@@ -373,6 +386,11 @@ class SparkEngine:
             verb = stmt.key.upper().removesuffix("TABLE")
             raise AnonsqlError(f"Spark has no transactions: {verb} of the existing table {name} could not be "
                                "undone if the job failed; this job has no Spark path yet")
+
+    @contextmanager
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> Iterator[None]:
+        """Nothing to hold: Spark refuses in-place runs (no transactions)."""
+        yield
 
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: Spark splits work by its own partitions."""

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import sql
 from ..catalog import Table
-from ..engine import Engine
+from ..engine import Engine, engine_class
 from ..rewrite import Script
 from . import verify
 from .stats import Views
@@ -110,7 +110,7 @@ def write(engine: Engine, tables: Sequence[Output]) -> None:
         frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
         cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
         engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
-        if table.create != "nbc/create_rows" and engine.dialect == "postgres":
+        if table.create != "nbc/create_rows" and engine.exact_numeric:
             engine.execute(*sql.render("nbc/count_numeric", engine.dialect, out=table.name.expr))
 
 
@@ -126,7 +126,7 @@ def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence
     for table in tables:
         s.step(f"{table.name}: {table.comment}", table.statement(dialect, readable=True)[0])
         s.rows(f"the rows of {table.name}", table.name.expr, table.columns, table.rows)
-        if table.create != "nbc/create_rows" and dialect == "postgres":
+        if table.create != "nbc/create_rows" and engine_class(dialect).exact_numeric:
             s.step(f"{table.name}: exact NUMERIC counts", sql.readable("nbc/count_numeric", dialect,
                                                                        out=table.name.expr))
     n, classes = len(v.attrs), len(v.classes)

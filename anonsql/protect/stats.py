@@ -141,7 +141,7 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
     both = [j for j, c in enumerate(cols) if c in paired]
     pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
     joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
-    by_tuples = both if engine.dialect == "postgres" else []
+    by_tuples = both if engine.sorts_grouping_sets else []
     rest = [j for j in range(len(cols)) if j not in by_tuples]
     if rest:
         m = len(rest)
