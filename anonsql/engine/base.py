@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11:
     import pandas as pd
     import pyarrow as pa
     from sqlglot import exp
+
+    from ..sql import Name
 
 
 class Engine(Protocol):
@@ -93,9 +95,11 @@ class Engine(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """One transaction: committed on success, rolled back on any exception."""
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
-        """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
-        existing table (names already quoted by anonsql.sql)."""
+    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into the
+        existing `table`: the frame's columns, in order, into the table's `columns` (names, quoted
+        here through anonsql.sql: `target_names`)."""
 
     def table_columns(self, name: str, schema: str | None) -> list[tuple]:
         """(schema, table, column, type) rows of the tables called `name` (case-insensitively) in
@@ -120,3 +124,12 @@ class Engine(Protocol):
 
     def close(self) -> None:
         """Release the connection."""
+
+
+def target_names(table: exp.Table | Name, columns: Sequence[str], dialect: str) -> tuple[str, str]:
+    """The table and its comma-separated columns as `dialect` quotes them: the text of an engine's
+    bulk insert (insert_rows), through anonsql.sql's one quoting path (cached: sql.name_text)."""
+    from .. import sql
+
+    text = sql.name_text(table, dialect) if isinstance(table, sql.Name) else table.sql(dialect)
+    return text, sql.name_text([sql.ref_ident(c) for c in columns], dialect)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +26,11 @@ if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one 
     import pyarrow as pa
     from sqlglot import exp
 
+    from ..sql import Name
+
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line
+from .base import target_names
 
 #: DuckDB's row group: its unit of parallel work (a scan hands each thread whole row groups).
 ROW_GROUP_ROWS = 122_880
@@ -169,8 +172,10 @@ class DuckDBEngine:
             else:
                 self._restore.append(restore)
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
+        table_sql, columns_sql = target_names(table, columns, self.dialect)
         self._con.register("__anonsql_frame", frame)
         try:
             self._run(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM __anonsql_frame", None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
+from .base import target_names
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -125,7 +126,9 @@ class PostgresEngine:
         with self._con.transaction():
             yield
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+    def insert_rows(self, table: exp.Table | sql.Name, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        table_sql, columns_sql = target_names(table, columns, self.dialect)
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
         if isinstance(frame, Mapping) and self._binary_copy(table_sql, columns_sql, frame):
             return

@@ -22,7 +22,7 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +35,9 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
+from ..sql import Name
+from ..sql import node as sql_node
+from .base import target_names
 
 SCHEMES = ("spark:", "sc://")
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
@@ -282,8 +285,10 @@ class SparkEngine:
         table = table.cast(pa.schema([pa.field(f.name, _plain(f.type)) for f in table.schema]))
         return self._spark.createDataFrame(table)
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
-        target = sqlglot.parse_one(table_sql, read="spark", into=exp.Table)
+    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        table_sql, columns_sql = target_names(table, columns, self.dialect)
+        target = sql_node(table)
         df = self._frame(frame)
         key = target.name.lower()
         if key in self._temp and not target.db:  # an emulated temporary table: append to its rows
@@ -294,21 +299,6 @@ class SparkEngine:
         df.createOrReplaceTempView(_FRAME)
         try:
             self.execute(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM {_FRAME}")
-        finally:
-            self._spark.catalog.dropTempView(_FRAME)
-
-    def write_arrow(self, table_sql: str, data: pa.Table, *, temporary: bool = False) -> None:
-        """Create `table_sql` (a name quoted by anonsql.sql) holding `data`: a managed catalog table,
-        or with `temporary` a temporary view private to this session. The route by which the data
-        room loads into Spark (rows read on the driver, written by Spark in parallel)."""
-        target = sqlglot.parse_one(table_sql, read="spark", into=exp.Table)
-        df = self._frame(data)
-        if temporary:
-            self._set_temp(target, df)
-            return
-        df.createOrReplaceTempView(_FRAME)
-        try:
-            self.execute(f"CREATE TABLE {table_sql} AS SELECT * FROM {_FRAME}")
         finally:
             self._spark.catalog.dropTempView(_FRAME)
 

@@ -281,7 +281,7 @@ def _write_changes(engine: Engine, table: sql.TableName, frame: dict[str, np.nda
     d = engine.dialect
     engine.execute(*sql.render("kanon/create_changes", d, changes=table.ref))
     if len(frame["group_id"]):
-        engine.insert_rows(sql.name_text(table.ref, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
+        engine.insert_rows(table.ref, list(frame), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:

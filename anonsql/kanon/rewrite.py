@@ -99,7 +99,7 @@ class SuppressionPlan:
                                    flag=[sql.ref_ident(f) for f in self._flag_names()]))
         frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(_code_names(self.qi))},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
-        engine.insert_rows(sql.name_text(decisions, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
+        engine.insert_rows(decisions, list(frame), frame)
         if engine.plans_from_statistics:
             engine.fetch_all(*sql.render("kanon/decisions_sample", d))
             engine.fetch_all(*sql.render("kanon/hash_join", d))
