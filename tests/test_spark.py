@@ -53,13 +53,11 @@ def blanked(data: pa.Table, seed: int = 3) -> pa.Table:
 
 
 def put(engine, name: str, data: pa.Table) -> None:
-    if engine.dialect == "spark":
-        engine.write_arrow(sql.TableName(name).expr.sql("spark"), data)
-    else:
-        from anonsql.data.loading import write_frame
+    """The same table on each engine, through the public path (write_frame: on Spark staged, checked, renamed)."""
+    from anonsql.data.loading import write_frame
 
-        kinds = {"id": "integer", "Age": "integer", "zip code": "text", "ratio": "float", CLASS: "text"}
-        write_frame(engine, data.to_pandas(types_mapper=pd.ArrowDtype), name, kinds=kinds)
+    kinds = {"id": "integer", "Age": "integer", "zip code": "text", "ratio": "float", CLASS: "text"}
+    write_frame(engine, data.to_pandas(types_mapper=pd.ArrowDtype), name, kinds=kinds)
 
 
 @pytest.fixture(scope="module")
@@ -390,7 +388,7 @@ def toy(both):
 
     for name, data in (("toy", TOY), ("toy8", TOY.slice(0, 8))):
         write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), name)
-        spark.write_arrow(sql.TableName(name).expr.sql("spark"), data)
+        write_frame(spark, data.to_pandas(types_mapper=pd.ArrowDtype), name)
     yield both
     for name in ("toy", "toy8"):
         spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
@@ -516,7 +514,7 @@ def binary(both):
     from anonsql.data.loading import write_frame
 
     write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), "feat")
-    spark.write_arrow(sql.TableName("feat").expr.sql("spark"), data)
+    write_frame(spark, data.to_pandas(types_mapper=pd.ArrowDtype), "feat")
     yield both
     spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("feat").expr))
 
@@ -551,7 +549,7 @@ def test_features_long_input_same_as_duckdb(binary):
     from anonsql.data.loading import write_frame
 
     write_frame(duck, pairs.to_pandas(types_mapper=pd.ArrowDtype), "feat_items")
-    spark.write_arrow(sql.TableName("feat_items").expr.sql("spark"), pairs)
+    write_frame(spark, pairs.to_pandas(types_mapper=pd.ArrowDtype), "feat_items")
     same_output(binary, lambda e: api.select_features(e, "feat", CLASS, 2, items="feat_items", key="id",
                                                       item_column="item", mode="skip", out="feat_long"), "feat_long")
     assert catalog.find_table(spark, "feat_long__items") is None
