@@ -11,11 +11,15 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from . import sql
 from .engine import Engine
 from .errors import AnonsqlError
 from .sql import exp  # sqlglot.expressions, imported on first use
+
+if TYPE_CHECKING:
+    from .report import Report
 
 _KINDS = {
     "text": ("char", "text", "string", "varchar", "uuid", "enum"),
@@ -246,6 +250,29 @@ def comparable(table: Table, names: Sequence[str]) -> None:
         if col.data_type.lower() in INCOMPARABLE:
             raise AnonsqlError(f"column '{col.name}' of {table} has type {col.data_type}, which the database cannot "
                                "compare or group: cast it to a comparable type (e.g. jsonb or text) first")
+
+
+R = TypeVar("R", bound="Report")
+
+
+def in_place_run(engine: Engine, table: Table, in_place: bool, say: Callable[[str], None], work: Callable[[], R]) -> R:
+    """`work()`, a job's run on `table`; in place, its source held stable from the statistics to
+    the commit (holding_source), and once committed scrubbed of its original values: the
+    engine makes them unrecoverable from the database files it controls (Engine.scrub: DuckDB
+    rebuilds the file, PostgreSQL rewrites and re-analyzes the table). The report says what it
+    did and, as a privacy warning, what it could not do or cannot reach. Always, not behind a
+    --scrub flag: whoever asks for in place wants the originals gone, and a flag one can forget
+    would leave them readable while the summary said the table was rewritten (issue 29)."""
+    with holding_source(engine, table, in_place, say):
+        report = work()
+    if in_place:
+        with report.timed("scrub"):
+            done = engine.scrub(table.ref)
+        report.notes += done.notes
+        report.warnings += done.warnings
+        for note in done.notes:
+            say(note)
+    return report
 
 
 @contextmanager

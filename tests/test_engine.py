@@ -103,6 +103,43 @@ def test_connect_errors_are_one_line(tmp_path):
     assert "secret" not in str(info.value)
 
 
+def test_db_must_name_a_duckdb_database(tmp_path):
+    """No silent in-memory database (issue 29): a file that is not a DuckDB database is refused,
+    even where a missing one would be created; an empty name too; ':memory:' spelled out opens."""
+    csv, parquet, empty = tmp_path / "noshow.csv", tmp_path / "x.parquet", tmp_path / "empty.duckdb"
+    csv.write_text("a,b\n1,2\n")
+    parquet.write_bytes(b"PAR1" + bytes(64))
+    empty.touch()
+    for create in (False, True):
+        with pytest.raises(AnonsqlError, match=f"^{csv} is not a DuckDB database; load it with `anonsql load {csv} "):
+            connect(str(csv), create=create)
+        with pytest.raises(AnonsqlError, match=f"^{parquet} is not a DuckDB database: give a DuckDB file"):
+            connect(str(parquet), create=create)
+        with pytest.raises(AnonsqlError, match="is not a DuckDB database"):
+            connect(str(empty), create=create)
+        with pytest.raises(AnonsqlError, match="no database given"):
+            connect("", create=create)
+    assert csv.read_text() == "a,b\n1,2\n" and parquet.stat().st_size == 68 and empty.stat().st_size == 0
+    with pytest.raises(AnonsqlError, match="not found: .*only `anonsql load` and `anonsql dataset` create one"):
+        connect(str(tmp_path / "new.duckdb"))
+    assert not (tmp_path / "new.duckdb").exists()
+    connect(str(tmp_path / "new.duckdb"), create=True).close()
+    connect(str(tmp_path / "new.duckdb")).close()  # now it is one
+
+
+def test_memory_spelled_out_holds_a_session_of_work():
+    engine = connect(":memory:")
+    try:
+        anonsql.load_dataset(engine, "adult-kh", "adult")
+        assert anonsql.k_anonymize(engine, "adult", "age,sex", "income", 10, out="adult_k10").ok
+        assert anonsql.check(engine, "adult_k10", "age,sex", 10).ok
+        report = anonsql.k_anonymize(engine, "adult", "age,sex", "income", 10, in_place=True)
+        assert report.ok and anonsql.check(engine, "adult", "age,sex", 10).ok
+        assert any("the database is in memory" in n for n in report.notes), report.notes
+    finally:
+        engine.close()
+
+
 def test_postgres_work_mem_raised_only_where_nobody_chose_it(db):
     """The server's default 4 MB makes the count tables spill to disk: a session raises it to
     256 MB, but a value the connection asked for (options=-c work_mem=...) is kept."""
@@ -300,8 +337,8 @@ def test_duckdb_catalog_query_reads_what_information_schema_reads():
     con.close()
 
 
-@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL", "VARCHAR, BOOLEAN, NUMERIC"],
-                         ids=["exact", "narrower", "converted"])
+@pytest.mark.parametrize("types", ["BIGINT, BOOLEAN, DOUBLE PRECISION", "INTEGER, BOOLEAN, REAL",
+                                   "VARCHAR, BOOLEAN, NUMERIC"], ids=["exact", "narrower", "converted"])
 def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, monkeypatch):
     """int64, bool and float64 columns: PostgreSQL sends them in binary where the table's types are
     exactly BIGINT, BOOLEAN, DOUBLE PRECISION (the kanon decisions), as text where they are not

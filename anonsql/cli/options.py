@@ -17,7 +17,8 @@ from .app import EXIT_FAILED, EXIT_OK
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DB_HELP = ("DuckDB database file (created by load/dataset), postgresql://user@host:port/dbname URL, "
+DB_HELP = ("DuckDB database file (must exist; only load/dataset create one), :memory:, "
+           "postgresql://user@host:port/dbname URL, "
            "or Spark: spark:local[2]?warehouse=DIR, spark://host:7077, sc://host:port")
 
 
@@ -74,7 +75,8 @@ def output(default: str, in_place: bool = True) -> Callable[[F], F]:
     opts = [click.option("--out", metavar="TABLE", help=f"output table (default {default})")]
     if in_place:
         opts.append(click.option("--in-place", is_flag=True,
-                                 help="rewrite the source table in one transaction (excludes --out)"))
+                                 help="rewrite the source table in one transaction (excludes --out), then scrub "
+                                      "its old values from the database (DuckDB: the file is rebuilt)"))
     opts.append(click.option("--replace", is_flag=True, help="replace the output if it exists"))
     return _compose(*opts)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
     from collections.abc import Callable
@@ -15,6 +15,14 @@ if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11:
     from sqlglot import exp
 
     from ..sql import Name
+
+
+class Scrubbed(NamedTuple):
+    """What `Engine.scrub` did: notes for the summary, and privacy warnings (Report.warnings) for
+    what it could not do or what stays outside its reach."""
+
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 class Engine(Protocol):
@@ -121,6 +129,13 @@ class Engine(Protocol):
         """Statements run inside join their relations in the order the SQL writes them: one
         relation probed against small lookups (anonsql.stats' value dictionaries), where a search
         for a better order only costs planning time. Only speed depends on it, never a result."""
+
+    def scrub(self, table: Name) -> Scrubbed:
+        """After an in-place run on `table` has committed: make its original values unrecoverable
+        from the database files this engine controls, as far as the engine can (DuckDB: the
+        file rebuilt; PostgreSQL: the table rewritten and re-analyzed; Spark: never reached, in
+        place is refused). Never raises for a scrub that could not be done: it says so in
+        `Scrubbed.warnings`, the run's change being committed already."""
 
     def close(self) -> None:
         """Release the connection."""

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Column, Table, find_table, get_table, holding_source, output_table, staged_output
+from ..catalog import Column, Table, find_table, get_table, in_place_run, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -111,10 +111,9 @@ ONE_CLASS = "anonsql_one_class"
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
         in_place: bool, execute: bool, progress: Progress | None = None, **options: Any) -> KanonReport:
     """The job (`_run`) with an in-place source held stable from the statistics to the commit
-    (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
-    with holding_source(engine, source, in_place and execute, progress or silent):
-        return _run(engine, source, rows, qi, class_column, k, in_place=in_place, execute=execute,
-                    progress=progress, **options)
+    (one transaction and a table lock on PostgreSQL), then scrubbed (catalog.in_place_run)."""
+    return in_place_run(engine, source, in_place and execute, progress or silent, lambda: _run(
+        engine, source, rows, qi, class_column, k, in_place=in_place, execute=execute, progress=progress, **options))
 
 
 def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,

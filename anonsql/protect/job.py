@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Table, exact_text, find_table, get_table, holding_source, output_table, staged_outputs
+from ..catalog import Table, exact_text, find_table, get_table, in_place_run, output_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -59,6 +59,9 @@ class ProtectedCell:
 @dataclass(kw_only=True)
 class ProtectReport(Report):
     """A protect run: the cells, the changes (Def. 2.6's direct distance), Section 2.4's metrics."""
+
+    #: Row keys, predictions and original values: never in a public artefact (Report.public_dict).
+    PRIVATE = ("cells", "changes")
 
     changes_table: str
     in_place: bool
@@ -118,9 +121,10 @@ class ProtectReport(Report):
 def protect_table(engine: Engine, table: str, key: str, *, in_place: bool = False, execute: bool = True,
                   progress: Progress | None = None, **options: Any) -> ProtectReport:
     """The job (`_protect_table`) with an in-place source held stable from its statistics to the
-    commit (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
-    with holding_source(engine, get_table(engine, table), in_place and execute, progress or silent):
-        return _protect_table(engine, table, key, in_place=in_place, execute=execute, progress=progress, **options)
+    commit (one transaction and a table lock on PostgreSQL), then scrubbed (catalog.in_place_run)."""
+    return in_place_run(engine, get_table(engine, table), in_place and execute, progress or silent,
+                        lambda: _protect_table(engine, table, key, in_place=in_place, execute=execute,
+                                               progress=progress, **options))
 
 
 def _protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
