@@ -65,11 +65,6 @@ class Table:
         return sql.TableName(self.name, self.schema).expr
 
     @property
-    def ref(self) -> sql.Name:
-        """`expr`, light (sql.Name): to bind where no tree is built."""
-        return sql.TableName(self.name, self.schema).ref
-
-    @property
     def column_names(self) -> list[str]:
         return [c.name for c in self.columns]
 
@@ -153,7 +148,7 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
     return ref, existing
 
 
-def drop_table(engine: Engine, table: exp.Table | sql.Name) -> None:
+def drop_table(engine: Engine, table: exp.Table) -> None:
     """Drop a table (the caller holds the transaction that makes it safe)."""
     engine.execute(*sql.render("common/drop_table", engine.dialect, tbl=table))
 
@@ -161,8 +156,8 @@ def drop_table(engine: Engine, table: exp.Table | sql.Name) -> None:
 def rename_table(engine: Engine, table: sql.TableName, to: str) -> sql.TableName:
     """Rename `table` to `to` in its own schema; returns the new name."""
     new = sql.TableName(to, table.schema)
-    target = new.ref if engine.rename_qualified else sql.TableName(to).ref  # Spark keeps the schema only if named
-    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.ref, new=target))
+    target = new.expr if engine.rename_qualified else sql.TableName(to).expr  # Spark keeps the schema only if named
+    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=target))
     return new
 
 
@@ -191,7 +186,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
     if engine.supports_transactions:
         for _, replaces in outputs:
             if replaces is not None:
-                drop_table(engine, replaces.ref)
+                drop_table(engine, replaces.expr)
         yield [out for out, _ in outputs]
         return
     stages = [sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema) for out, _ in outputs]
@@ -199,7 +194,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         yield stages
     except BaseException:
         for stage in stages:
-            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
+            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
         raise
     with engine.committing():
         done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
@@ -215,15 +210,15 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         except BaseException:
             for out, aside, placed in reversed(done):
                 if placed:
-                    drop_table(engine, out.ref)
+                    drop_table(engine, out.expr)
                 if aside is not None:
                     rename_table(engine, aside, out.name)
             for stage in stages:
-                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
+                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
             raise
         for _, aside, _ in done:
             if aside is not None:
-                drop_table(engine, aside.ref)
+                drop_table(engine, aside.expr)
 
 
 def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:
@@ -267,7 +262,7 @@ def in_place_run(engine: Engine, table: Table, in_place: bool, say: Callable[[st
         report = work()
     if in_place:
         with report.timed("scrub"):
-            done = engine.scrub(table.ref)
+            done = engine.scrub(table.expr)
         report.notes += done.notes
         report.warnings += done.warnings
         for note in done.notes:

@@ -27,6 +27,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+#: The prefix of a privacy warning on the progress channel: `--quiet` silences progress, never these.
+WARNING = "WARNING: "
+
 #: Where jobs send progress lines (the CLI prints them on stderr; the API default is silence).
 Progress = Callable[[str], None]
 
@@ -83,6 +86,11 @@ class Report:
         finally:
             self.seconds[stage] = time.perf_counter() - start
         _fault_hook(stage)
+
+    def warn(self, message: str, say: Progress = silent) -> None:
+        """Record a privacy warning (`warnings`) and say it on the progress channel as `WARNING: ...`."""
+        self.warnings.append(message)
+        say(WARNING + message)
 
     def check(self, name: str, passed: bool, query: str, detail: str = "") -> Check:
         """Record the outcome of one independent check."""

@@ -34,7 +34,6 @@ KNOWN_CIRCLE_IMPORTS = {
 ALGORITHMS = (
     "anonsql.ordering",
     "anonsql.kanon.algorithm", "anonsql.kanon.model", "anonsql.kanon.reference", "anonsql.kanon.fast",
-    "anonsql.kanon.draws",
     "anonsql.features.greedy", "anonsql.features.containment", "anonsql.features.maximal",
     "anonsql.protect.id3", "anonsql.protect.naive_bayes", "anonsql.protect.deletion", "anonsql.protect.enhanced",
     "anonsql.protect.generalization", "anonsql.protect.metrics", "anonsql.protect.partial_counts",

@@ -44,6 +44,7 @@ def _figures(manifest: dict) -> dict:
     return {**{k: v for k, v in manifest.items() if k != "seconds"}, "artefacts": artefacts}
 
 
+@pytest.mark.slow
 def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     _adult_with_id(engine)
     spec = tmp_path / "adult.toml"

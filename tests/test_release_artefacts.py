@@ -191,9 +191,9 @@ def test_step_warnings_reach_the_release(engine, visits, tmp_path, monkeypatch):
     report = anonsql.release_run(_spec(tmp_path), engine)
     said = [f"step {n} ({k}): identifier-like column seen by step {n}" for n, k in
             ((1, "kanon"), (2, "protect"), (3, "tables"))]
-    assert report.warnings[:3] == said
+    assert [w for w in report.warnings if "identifier-like column seen" in w] == said  # beside the steps' own
     manifest = json.loads((_out(tmp_path) / "manifest.json").read_text())
-    assert [s["warnings"] for s in manifest["steps"]] == [[w.split(": ", 1)[1]] for w in said]
+    assert [s["warnings"][-1] for s in manifest["steps"]] == [w.split(": ", 1)[1] for w in said]
     page = (_out(tmp_path) / "report.html").read_text()
     assert all(w in page for w in said)
 

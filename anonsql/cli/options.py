@@ -12,7 +12,7 @@ import click
 
 from .. import validate
 from ..errors import AnonsqlError
-from ..report import Progress, Report, save
+from ..report import WARNING, Progress, Report, save
 from .app import EXIT_FAILED, EXIT_OK
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -96,19 +96,26 @@ def execute(dry_run: bool, emit_sql: str | None) -> bool:
     return not dry_run
 
 
-def progress(quiet: bool) -> Progress | None:
-    """The progress sink of a command: throttled lines on stderr, or None with --quiet."""
-    return None if quiet else _Progress()
+def progress(quiet: bool) -> Progress:
+    """The progress sink of a command: throttled lines on stderr; with --quiet only the privacy
+    warnings (`WARNING: ...`, anonsql.report.Report.warn), which nothing silences."""
+    return _Progress(quiet)
 
 
 class _Progress:
     """Progress lines on stderr, at most one per second for a loop's frequent reports
-    (lines starting with two spaces); stage lines always pass."""
+    (lines starting with two spaces); stage lines always pass; `quiet` keeps privacy warnings only."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         self._last = 0.0
+        self._quiet = quiet
 
     def __call__(self, message: str) -> None:
+        if message.startswith(WARNING):
+            sys.stderr.write(message + "\n")
+            return
+        if self._quiet:
+            return
         now = time.monotonic()
         if message.startswith("  ") and now - self._last < 1.0:
             return

@@ -14,8 +14,6 @@ if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11:
     import pyarrow as pa
     from sqlglot import exp
 
-    from ..sql import Name
-
 
 class Scrubbed(NamedTuple):
     """What `Engine.scrub` did: notes for the summary, and privacy warnings (Report.warnings) for
@@ -103,7 +101,7 @@ class Engine(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """One transaction: committed on success, rolled back on any exception."""
 
-    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
                     frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into the
         existing `table`: the frame's columns, in order, into the table's `columns` (names, quoted
@@ -122,7 +120,7 @@ class Engine(Protocol):
         (anonsql.catalog.holding_source); `waiting()` is called while another session keeps it."""
 
     def expect_rows(self, rows: int) -> None:
-        """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
+        """The rows of the table the coming work reads (the job tells it once it has counted them): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
 
     def joins_as_written(self) -> AbstractContextManager[None]:
@@ -130,7 +128,7 @@ class Engine(Protocol):
         relation probed against small lookups (anonsql.stats' value dictionaries), where a search
         for a better order only costs planning time. Only speed depends on it, never a result."""
 
-    def scrub(self, table: Name) -> Scrubbed:
+    def scrub(self, table: exp.Table) -> Scrubbed:
         """After an in-place run on `table` has committed: make its original values unrecoverable
         from the database files this engine controls, as far as the engine can (DuckDB: the
         file rebuilt; PostgreSQL: the table rewritten and re-analyzed; Spark: never reached, in
@@ -141,10 +139,9 @@ class Engine(Protocol):
         """Release the connection."""
 
 
-def target_names(table: exp.Table | Name, columns: Sequence[str], dialect: str) -> tuple[str, str]:
+def target_names(table: exp.Table, columns: Sequence[str], dialect: str) -> tuple[str, str]:
     """The table and its comma-separated columns as `dialect` quotes them: the text of an engine's
-    bulk insert (insert_rows), through anonsql.sql's one quoting path (cached: sql.name_text)."""
+    bulk insert (insert_rows), through anonsql.sql's one quoting path."""
     from .. import sql
 
-    text = sql.name_text(table, dialect) if isinstance(table, sql.Name) else table.sql(dialect)
-    return text, sql.name_text([sql.ref_ident(c) for c in columns], dialect)
+    return sql.text(table, dialect), ", ".join(sql.quoted(columns, dialect))

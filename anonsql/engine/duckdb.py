@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import stat
 import warnings
@@ -10,24 +9,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-try:
-    # DuckDB's extension module itself, which the duckdb package re-exports and extends with a
-    # Python layer (relational and expression API, its version read through importlib.metadata):
-    # importing the package costs every start ~40 ms more (kanon on Adult, whole process: -25 to
-    # -30 ms). The engine calls the extension's own methods, save fetch_arrow's to_arrow_table,
-    # which imports the package where it is used. The classes are the package's (a caller's
-    # duckdb.connect() returns a _duckdb.DuckDBPyConnection). A DuckDB laid out otherwise: the package.
-    import _duckdb as duckdb
-except ImportError:  # pragma: no cover - DuckDB 2.0 has the module
-    import duckdb  # type: ignore[no-redef]
+import duckdb
 import numpy as np
 
 if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
     import pandas as pd
     import pyarrow as pa
     from sqlglot import exp
-
-    from ..sql import Name
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line
@@ -107,10 +95,6 @@ class DuckDBEngine:
         return self._run(sql, params).df()
 
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
-        # the duckdb package's Python layer adds to_arrow_table to the connection class (see the
-        # import of _duckdb above); pyarrow's own import here costs far more
-        importlib.import_module("duckdb")
-
         with warnings.catch_warnings():
             # DuckDB warns that a DB-API result copies once more than con.sql(); parameters
             # need the DB-API path, and the results anonsql fetches are small.
@@ -178,7 +162,7 @@ class DuckDBEngine:
             else:
                 self._restore.append(restore)
 
-    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
                     frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
         table_sql, columns_sql = target_names(table, columns, self.dialect)
@@ -222,7 +206,7 @@ class DuckDBEngine:
         with self._switched("disabled_optimizers", "join_order"):
             yield
 
-    def scrub(self, table: Name) -> Scrubbed:
+    def scrub(self, table: exp.Table) -> Scrubbed:
         """After an in-place run: rebuild the database file, so the original values of `table`
         are gone from it. DuckDB frees the blocks an UPDATE or DELETE replaced without zeroing
         them: after CHECKPOINT, even after VACUUM and FORCE CHECKPOINT, every old value is still

@@ -12,6 +12,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from sqlglot import exp
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
@@ -131,7 +132,7 @@ class PostgresEngine:
         with self._con.transaction():
             yield
 
-    def insert_rows(self, table: exp.Table | sql.Name, columns: Sequence[str],
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
                     frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         table_sql, columns_sql = target_names(table, columns, self.dialect)
         stmt = f"COPY {table_sql} ({columns_sql}) FROM STDIN"
@@ -218,7 +219,7 @@ class PostgresEngine:
         round trips of a SET and a RESET)."""
         yield
 
-    def scrub(self, table: sql.Name) -> Scrubbed:
+    def scrub(self, table: exp.Table) -> Scrubbed:
         """After an in-place run: VACUUM (FULL, ANALYZE) of `table`. An UPDATE writes new row
         versions and leaves the old ones, original values and all, in the heap (and its TOAST
         and indexes) until VACUUM FULL rewrites the table into new files; ANALYZE then replaces
@@ -226,7 +227,7 @@ class PostgresEngine:
         originals. VACUUM cannot run inside a transaction: the run's has committed (autocommit
         outside transaction()); a caller's connection in a transaction of its own is left alone,
         with a warning. What stays out of reach is said in every case (OUT_OF_REACH)."""
-        name = sql.name_text(table, self.dialect)
+        name = sql.text(table, self.dialect)
         outside = f"in place on PostgreSQL, original values of {table.name} stay where anonsql cannot reach: " \
                   + OUT_OF_REACH
         if not self._con.autocommit or self._con.info.transaction_status != self._psycopg.pq.TransactionStatus.IDLE:
@@ -234,7 +235,7 @@ class PostgresEngine:
                                       f"caller's): run VACUUM (FULL, ANALYZE) {name} after it commits", outside))
         file = sql.render("common/relation_file", self.dialect, relation=name)
         before = self.fetch_all(*file)
-        try:  # names quoted by sqlglot (sql.name_text); VACUUM takes no parameter and sqlglot parses it as text
+        try:  # names quoted by sqlglot (sql.text); VACUUM takes no parameter and sqlglot parses it as text
             self.execute(f"VACUUM (FULL, ANALYZE) {name}")
         except DatabaseError as exc:
             return Scrubbed(warnings=(f"in place: {name} was not rewritten ({first_line(exc)}): run VACUUM (FULL, "

@@ -35,8 +35,6 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
-from ..sql import Name
-from ..sql import node as sql_node
 from .base import Scrubbed, target_names
 
 SCHEMES = ("spark:", "sc://")
@@ -285,10 +283,10 @@ class SparkEngine:
         table = table.cast(pa.schema([pa.field(f.name, _plain(f.type)) for f in table.schema]))
         return self._spark.createDataFrame(table)
 
-    def insert_rows(self, table: exp.Table | Name, columns: Sequence[str],
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
                     frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         table_sql, columns_sql = target_names(table, columns, self.dialect)
-        target = sql_node(table)
+        target = table
         df = self._frame(frame)
         key = target.name.lower()
         if key in self._temp and not target.db:  # an emulated temporary table: append to its rows
