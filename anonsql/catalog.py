@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 from . import sql
 from .engine import Engine
 from .engine.base import StagingEngine
-from .errors import AnonsqlError, DatabaseError
+from .errors import AnonsqlError
 from .report import fault_hook
 from .sql import exp  # sqlglot.expressions, imported on first use
 
@@ -115,14 +115,10 @@ def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:
 
 
 def _table_columns(engine: Engine, ref: sql.TableName) -> list[tuple]:
-    """(schema, table, column, type) rows for `ref`: from information_schema (sql/common/
-    table_columns.sql), on DuckDB from the function that view reads (table_columns_duckdb.sql), or
-    on Spark, which has none, from its catalog (SparkEngine.table_columns)."""
-    if engine.dialect == "spark":
-        return engine.table_columns(ref.name, ref.schema)  # type: ignore[attr-defined]
-    query = "common/table_columns_duckdb" if engine.dialect == "duckdb" else "common/table_columns"
-    text, params = sql.render(query, engine.dialect, table_name=ref.name, schema_name=ref.schema)
-    return engine.fetch_all(text, params)
+    """(schema, table, column, type) rows for `ref` (Engine.table_columns): from information_schema
+    (sql/common/table_columns.sql), on DuckDB from the function that view reads
+    (table_columns_duckdb.sql), or on Spark, which has none, from its catalog."""
+    return engine.table_columns(ref.name, ref.schema)
 
 
 def get_table(engine: Engine, name: str | sql.TableName) -> Table:
@@ -369,11 +365,6 @@ def comparable(table: Table, names: Sequence[str]) -> None:
                                "compare or group: cast it to a comparable type (e.g. jsonb or text) first")
 
 
-#: How long one attempt at the lock of an in-place run waits before saying so and trying again.
-LOCK_ATTEMPT = "1s"
-_LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE of a lock_timeout
-
-
 R = TypeVar("R", bound="Report")
 
 
@@ -399,26 +390,14 @@ def in_place_run(engine: Engine, table: Table, in_place: bool, say: Callable[[st
 
 @contextmanager
 def holding_source(engine: Engine, table: Table, in_place: bool, say: Callable[[str], None]) -> Iterator[None]:
-    """An in-place run keeps its source stable for its whole life: on PostgreSQL ONE transaction
+    """An in-place run keeps its source stable for its whole life (Engine.holding): on PostgreSQL ONE transaction
     from the statistics to the commit, opened with LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE, so
     a concurrent INSERT/UPDATE/DELETE waits for the run instead of invalidating its statistics
     (readers go on). While another session holds a conflicting lock, "waiting for a lock on <table>"
     is said once per LOCK_ATTEMPT. DuckDB's file lock already keeps other writers out; a copy
     (not in place) reads the source and writes elsewhere, so neither needs more."""
-    if not in_place or engine.dialect != "postgres":
+    if not in_place:
         yield
         return
-    lock = exp.Command(this="LOCK", expression=f"TABLE {table.expr.sql(engine.dialect)} IN SHARE ROW EXCLUSIVE MODE")
-    with engine.transaction():
-        engine.fetch_all(*sql.render("common/lock_timeout", engine.dialect, timeout=LOCK_ATTEMPT))
-        while True:
-            try:
-                with engine.transaction():  # a savepoint: a timed-out attempt leaves the transaction usable
-                    engine.execute(lock.sql(engine.dialect))
-                break
-            except DatabaseError as exc:
-                if getattr(exc.__cause__, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
-                    raise
-                say(f"waiting for a lock on {table} (another session is using it)")
-        engine.fetch_all(*sql.render("common/lock_timeout", engine.dialect, timeout="0"))
+    with engine.holding(table.expr, lambda: say(f"waiting for a lock on {table} (another session is using it)")):
         yield

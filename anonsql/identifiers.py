@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from . import sql
 from .catalog import Table
-from .engine import Engine
+from .engine import Engine, engine_class
 from .errors import AnonsqlError
 from .files import read_text
 from .report import Progress, Report, silent
@@ -185,19 +185,13 @@ def read_key(key_file: str | None) -> Key:
 
 
 def pseudonymize_sql(dialect: str) -> str:
-    """The sql/ file of the keyed pseudonyms on `dialect`. Spark takes DuckDB's: sqlglot writes its
-    SHA256, ENCODE (UTF-8), UNHEX and binary || as Spark's SHA2(.., 256), ENCODE(.., 'utf-8'),
-    UNHEX and ||, so the digests are the same HMAC-SHA256 hex texts."""
-    if dialect in ("duckdb", "spark"):
-        return "common/pseudonymize"
-    if dialect == "postgres":
-        return "common/pseudonymize_postgres"
-    raise AnonsqlError(f"--pseudonymize is not available on {dialect} (DuckDB, PostgreSQL and Spark only)")
-
-
-#: Column kinds whose text (the HMAC's input) Spark writes as DuckDB and PostgreSQL do; a float's
-#: text differs (1e+20 vs 1.0E20), so would its pseudonym.
-SPARK_SAME_TEXT = ("integer", "text")
+    """The sql/ file of the keyed pseudonyms on `dialect` (Engine.pseudonymize_sql). Spark takes DuckDB's:
+    sqlglot writes its SHA256, ENCODE (UTF-8), UNHEX and binary || as Spark's SHA2(.., 256), ENCODE(..,
+    'utf-8'), UNHEX and ||, so the digests are the same HMAC-SHA256 hex texts."""
+    name = engine_class(dialect).pseudonymize_sql
+    if name is None:
+        raise AnonsqlError(f"--pseudonymize is not available on {dialect} (DuckDB, PostgreSQL and Spark only)")
+    return name
 
 
 def pseudonym(dialect: str, value: exp.Expr) -> exp.Expr:
@@ -211,14 +205,18 @@ def pseudonym(dialect: str, value: exp.Expr) -> exp.Expr:
     return expr
 
 
-def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
-    """On Spark, refuse (one line) to pseudonymize a column whose text differs from DuckDB's."""
+def check_same_text(engine: Engine, table: Table, pseudonymize: Sequence[str]) -> None:
+    """Refuse (one line) to pseudonymize a column whose text, the HMAC's input, the engine writes
+    unlike DuckDB and PostgreSQL (Engine.same_text_kinds: a float's text on Spark, 1.0E20 vs 1e+20),
+    so its pseudonyms would differ."""
+    kinds = engine.same_text_kinds
     for name in pseudonymize:
         kind = table.column(name).kind
-        if kind not in SPARK_SAME_TEXT:
-            raise AnonsqlError(f"--pseudonymize on Spark takes text and integer columns: '{name}' is {kind}, whose "
-                               "text (the HMAC's input) Spark writes unlike DuckDB and PostgreSQL, so its "
-                               "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
+        if kinds is not None and kind not in kinds:
+            raise AnonsqlError(f"--pseudonymize on {engine.dialect} takes {' and '.join(kinds)} columns: '{name}' is "
+                               f"{kind}, whose text (the HMAC's input) {engine.dialect} writes unlike DuckDB and "
+                               "PostgreSQL, so its pseudonyms would differ; cast it to text first or run on "
+                               "DuckDB/PostgreSQL")
 
 
 def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import sql
+from .engine import engine_class
 from .sql import exp  # sqlglot.expressions, imported on first use
 
 #: The head of a Spark script: what it is for, since it cannot run as is.
@@ -52,7 +53,7 @@ class Script:
         self.checks.append((comment, query))
 
     def text(self) -> str:
-        if self.dialect == "spark":  # no transactions, and temporary views take no INSERT
+        if not engine_class(self.dialect).supports_transactions:  # Spark: and temporary views take no INSERT
             return self._text([*SPARK_NOTE, ""], [])
         return self._text(["BEGIN;", ""], ["COMMIT;", ""])
 

@@ -215,58 +215,15 @@ def bind(tree: exp.Expr, dialect: str, bindings: Mapping[str, Any], *,
             ph.replace(exp.convert(plain(value)))
         else:
             params[key] = plain(value)
-    if dialect == "spark":
-        tree = spark_semantics(tree)
-    return tree.sql(dialect=dialect, pretty=inline), params
+    return tree.sql(dialect=_dialect(dialect), pretty=inline), params
 
 
-def spark_semantics(tree: exp.Expr) -> exp.Expr:
-    """The statement rewritten so Spark computes what DuckDB computes where the two differ and
-    sqlglot passes the text through unchanged:
+def _dialect(name: str) -> sqlglot.Dialect:
+    """The sqlglot dialect anonsql writes for an engine's `dialect` (anonsql.engine.dialects: where
+    an engine computes something else for the same text, its rewrites live there)."""
+    from .engine import dialects  # with sqlglot, which a run served by the cache never imports
 
-    * a cast of a fraction to an integer type rounds in DuckDB (a DECIMAL literal half away from
-      zero, a DOUBLE half to even) and truncates in Spark: the operand is rounded first
-      (ROUND / BROUND), unless it is integral already;
-    * a temporary table becomes a temporary view (Spark's temporary tables need a data source),
-      which anonsql.engine.spark computes once, as a table would be;
-    * DuckDB's arbitrary-precision BIGNUM becomes DECIMAL(38, 0), Spark's widest exact integer
-      (a caller whose integers may not fit refuses first: anonsql.nbc.verify.SPARK_DIGITS);
-    * GROUPING over several columns (DuckDB's bit mask, the first column the highest bit) is
-      Spark's GROUPING_ID, the same mask (Spark's GROUPING takes one column).
-
-    >>> spark_semantics(sqlglot.parse_one("SELECT CAST(2.5 AS INTEGER), CAST(x / 2 AS BIGINT)")).sql("spark")
-    'SELECT CAST(ROUND(2.5) AS INT), CAST(BROUND(x / 2) AS BIGINT)'
-    >>> spark_semantics(sqlglot.parse_one("CREATE TEMPORARY TABLE d AS SELECT 1 AS a")).sql("spark")
-    'CREATE TEMPORARY VIEW d AS SELECT 1 AS a'
-    >>> spark_semantics(sqlglot.parse_one("SELECT SUM(CAST(n AS BIGNUM))", read="duckdb")).sql("spark")
-    'SELECT SUM(CAST(n AS DECIMAL(38, 0)))'
-    >>> spark_semantics(sqlglot.parse_one("SELECT GROUPING(a, b), GROUPING(a)", read="duckdb")).sql("spark")
-    'SELECT GROUPING_ID(a, b), GROUPING(a)'
-    """
-    for mask in list(tree.find_all(exp.Grouping)):
-        if len(mask.expressions) > 1:
-            mask.replace(exp.func("GROUPING_ID", *(e.copy() for e in mask.expressions)))
-    for big in list(tree.find_all(exp.DataType)):
-        if big.is_type(exp.DataType.Type.BIGNUM):
-            big.replace(exp.DataType.build("DECIMAL(38, 0)"))
-    integer_types = (exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT,
-                     exp.DataType.Type.BIGINT)
-    integral = (exp.Floor, exp.Ceil, exp.Round, exp.IntDiv, exp.Count)
-    for cast in list(tree.find_all(exp.Cast)):
-        operand = cast.this
-        if not cast.to.is_type(*integer_types) or isinstance(operand, integral) \
-                or (isinstance(operand, exp.Literal) and (operand.is_string or operand.is_int)):
-            continue
-        if isinstance(operand.this if isinstance(operand, exp.Neg) else operand, exp.Literal):
-            # a fraction literal, maybe negated: DECIMAL in DuckDB
-            operand.replace(exp.Round(this=operand.copy()))
-        else:
-            operand.replace(exp.func("BROUND", operand.copy()))
-    if isinstance(tree, exp.Create) and tree.kind == "TABLE" and isinstance(tree.expression, exp.Query):
-        props = tree.args.get("properties")
-        if props and any(isinstance(p, exp.TemporaryProperty) for p in props.expressions):
-            tree.set("kind", "VIEW")
-    return tree
+    return dialects.get(name)
 
 
 def _expand_lists(tree: exp.Expr, bindings: Mapping[str, Any]) -> exp.Expr:
@@ -334,7 +291,7 @@ def _generated(nodes: Sequence[exp.Expr], dialect: str) -> list[str]:
 
 def text(node: exp.Expr, dialect: str) -> str:
     """One expression generated for `dialect`, with the engine rewrites `bind` applies."""
-    return (spark_semantics(node.copy()) if dialect == "spark" else node).sql(dialect=dialect)
+    return node.sql(dialect=_dialect(dialect))
 
 
 def splice(sql_text: str, dialect: str, pieces: Mapping[int, str]) -> str:

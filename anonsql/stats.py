@@ -19,7 +19,7 @@ import numpy as np
 
 from . import sql
 from .catalog import Table, comparable
-from .engine import Engine
+from .engine import Engine, engine_class
 from .ordering import lexicographic_order
 from .sql import exp  # sqlglot.expressions, imported on first use
 
@@ -109,8 +109,8 @@ DICTIONARY_TABLE = "anonsql_dictionary_{}"
 
 def scratch_table(name: str, dialect: str) -> exp.Table:
     """A temporary working table, in the session's temporary schema where the engine names one
-    (DuckDB's temp catalog, PostgreSQL's pg_temp), so it never shares a name with a user table."""
-    return sql.TableName(name, {"duckdb": "temp", "postgres": "pg_temp"}.get(dialect)).expr
+    (Engine.temp_schema: DuckDB's temp catalog, PostgreSQL's pg_temp), so it never shares a name with a user table."""
+    return sql.TableName(name, engine_class(dialect).temp_schema).expr
 
 
 def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: Sequence[exp.Table]
@@ -178,7 +178,7 @@ def _value_dictionaries(engine: Engine, groups: exp.Table, names: Sequence[str],
     values from one pass over S (common/column_values.sql; PostgreSQL, 10^6 rows: 0.23 -> 0.13 s);
     DuckDB reads S itself, as fast at 10^7 rows and 12 ms faster on Adult than a GROUPING SETS first."""
     d = engine.dialect
-    values = None if d == "duckdb" else scratch_table(VALUES_TABLE, d)
+    values = None if engine.dictionaries_read_groups else scratch_table(VALUES_TABLE, d)
     if values is not None:
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
         engine.execute(*sql.render("common/column_values", d, values=values, groups=groups,
@@ -218,7 +218,7 @@ def _dictionary_labels(dictionaries: Sequence[exp.Table]) -> tuple[exp.Expr, dic
 def analyze(engine: Engine, table: exp.Table) -> None:
     """Planner statistics for a fresh temporary table on PostgreSQL (sql/common/analyze.sql);
     DuckDB and Spark plan without them."""
-    if engine.dialect == "postgres":
+    if engine.plans_from_statistics:
         engine.execute(*sql.render("common/analyze", engine.dialect, tbl=table))
 
 

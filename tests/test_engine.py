@@ -30,8 +30,23 @@ def test_fetch_columns_by_position_with_nulls_and_bulk_insert_of_numpy_columns(e
     a, s, a2 = engine.fetch_columns(f"SELECT a, s, a + 10 AS a FROM {tbl} ORDER BY 1")
     assert a.astype(int).tolist() == [1, 2] and a2.astype(int).tolist() == [11, 12] and s.tolist() == ["x", None]
     assert [len(c) for c in engine.fetch_columns(f"SELECT a, s FROM {tbl} WHERE a > 5")] == [0, 0]
-    engine.insert_rows(tbl, '"a", "s"', {"a": np.array([3, 4]), "s": np.array([None, "z"], dtype=object)})
+    engine.insert_rows(sql.TableName("t").expr, ["a", "s"],
+                       {"a": np.array([3, 4]), "s": np.array([None, "z"], dtype=object)})
     assert table_rows(engine, "t") == [(1, "x"), (2, None), (3, None), (4, "z")]
+
+
+def test_bulk_insert_takes_a_table_and_column_names_never_sql_text(engine, make_table):
+    """insert_rows quotes the names it is given (anonsql.sql): a table and columns named like SQL
+    or holding quotes take rows, from numpy arrays and from a DataFrame, the frame's columns in order."""
+    import pandas as pd
+
+    make_table('"my ""t"""', {"select": [1], 'a"b': ["x"], "Mixed Case": [True]})
+    table = sql.TableName('my "t"')
+    engine.insert_rows(table.expr, ["select", 'a"b', "Mixed Case"],
+                       {"n": np.array([2], dtype=np.int64), "s": np.array(["y"], dtype=object), "f": np.array([False])})
+    engine.insert_rows(table.expr, ['a"b', "select", "Mixed Case"],
+                       pd.DataFrame({"s": ["z"], "n": [3], "f": [None]}, dtype=object))
+    assert table_rows(engine, '"my ""t"""') == [(1, "x", True), (2, "y", False), (3, "z", None)]
 
 
 def test_transaction_rolls_back_on_error(engine, make_table):
@@ -296,7 +311,7 @@ def test_bulk_insert_of_numeric_columns_into_any_column_types(engine, types, mon
     if engine.dialect == "postgres":
         binary = type(engine)._binary_copy
         monkeypatch.setattr(type(engine), "_binary_copy", lambda self, *a: sent.append(binary(self, *a)) or sent[-1])
-    engine.insert_rows('"t"', '"id", "a", "b", "c"', frame)
+    engine.insert_rows(sql.TableName("t").expr, list(frame), frame)
     assert sent == ([] if engine.dialect != "postgres" else [types.startswith("BIGINT")])
     rows = engine.fetch_all('SELECT "a", "b", "c" FROM "t" ORDER BY "id"')
     assert [(int(a), b, float(c)) for a, b, c in rows] == list(zip(frame["a"].tolist(), frame["b"].tolist(),

@@ -1,29 +1,50 @@
-"""The layers of the code, read from its source (ast): modules import each other without circles.
-
-An import counts wherever it runs: at a module's top, inside a function, and by name for later
-(`exports(__name__, (".job",))`, `importlib.import_module`); only an import under
-`if TYPE_CHECKING:` does not, since it never runs. The release sits on top of the jobs: it calls
-their entries, and neither anonsql.api nor any job imports it back (issue 31)."""
+"""The layers of the code, read from its source (ast): engine differences live in anonsql/engine/,
+modules import each other without circles, and the algorithm modules (arrays in, decisions out)
+never reach the SQL layer, an engine or the catalog (docs/architecture.md, "One data path")."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "anonsql"
 
-#: Circles known today, each by the one import (importer, imported) that closes it, for the lead to
-#: empty as they are fixed: evaluate/job.py reads CLASSIFIERS from its package face, which exports
-#: job.py's names. (protect/request.py <-> protect/stats.py is one only under TYPE_CHECKING.) The
-#: test fails when one of them is no longer imported, so the set cannot outlive its circle.
-KNOWN_CIRCLE_IMPORTS: set[tuple[str, str]] = {
-    ("anonsql.evaluate.job", "anonsql.evaluate"),
+#: The names engines give their SQL dialect (Engine.dialect).
+DIALECTS = frozenset({"duckdb", "postgres", "spark"})
+
+#: Imports that close a circle today, each (importer, imported), to be removed with the circle
+#: (the test fails when one is no longer imported, so the set cannot go stale).
+KNOWN_CIRCLE_IMPORTS = {
+    # Type-only: the release's page and manifest take a ReleaseReport (release/job.py), which
+    # builds them. Counted, since a type-only edge is still a layer crossed.
+    ("anonsql.release.html", "anonsql.release.job"),
+    ("anonsql.release.manifest", "anonsql.release.job"),
 }
 
-#: Calls whose string arguments name modules imported later (anonsql.lazy, importlib).
-LAZY_IMPORTS = frozenset({"exports", "import_module"})
+#: Pure algorithm modules: arrays and dataclasses in, decisions out; no connection, no SQL.
+ALGORITHMS = (
+    "anonsql.ordering",
+    "anonsql.kanon.algorithm", "anonsql.kanon.model", "anonsql.kanon.reference", "anonsql.kanon.fast",
+    "anonsql.features.greedy", "anonsql.features.containment", "anonsql.features.maximal",
+    "anonsql.protect.id3", "anonsql.protect.naive_bayes", "anonsql.protect.deletion", "anonsql.protect.enhanced",
+    "anonsql.protect.generalization", "anonsql.protect.metrics", "anonsql.protect.partial_counts",
+    "anonsql.protect.rows", "anonsql.protect.suppress",
+    "anonsql.nbc.est", "anonsql.nbc.transform", "anonsql.nbc.views", "anonsql.nbc.breach", "anonsql.nbc.equivalence",
+    "anonsql.evaluate.model", "anonsql.evaluate.nb", "anonsql.evaluate.tree",
+    "anonsql.tables.attack", "anonsql.tables.hypercube", "anonsql.tables.linear", "anonsql.tables.sparse",
+    "anonsql.tables.suppress", "anonsql.tables.cells",
+)
+#: What an algorithm module may not import, directly or through another module.
+SQL_SIDE = ("anonsql.sql", "anonsql.engine", "anonsql.catalog")
 
+#: Calls whose string arguments name modules imported later (anonsql.lazy, importlib).
+LAZY_IMPORTS = frozenset({"LazyModule", "exports", "import_module"})
+
+
+# -- the import graph ------------------------------------------------------------------------------
 
 def modules(root: Path = PACKAGE) -> dict[str, Path]:
     """Every module of the package by dotted name (a package by its __init__.py)."""
@@ -34,27 +55,10 @@ def modules(root: Path = PACKAGE) -> dict[str, Path]:
     return found
 
 
-def _type_checking(node: ast.AST) -> bool:
-    """`if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`): its body never runs."""
-    return isinstance(node, ast.If) and ast.unparse(node.test).rsplit(".", 1)[-1] == "TYPE_CHECKING"
-
-
-def _nodes(tree: ast.AST):
-    """Every node of the tree but those under `if TYPE_CHECKING:` (its `else:` runs, so it counts)."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        yield node
-        if _type_checking(node):
-            assert isinstance(node, ast.If)
-            todo.extend(node.orelse)
-        else:
-            todo.extend(ast.iter_child_nodes(node))
-
-
 def imports(name: str, mods: Mapping[str, Path]) -> set[str]:
-    """The package's modules that module `name` imports when it runs: at its top, inside
-    functions, and by name for later; `from p import x` imports p.x when that is a module, else p."""
+    """The package's modules that module `name` imports: at its top, inside functions, for type
+    checking only, and by name for later (LazyModule("anonsql.x"), exports(__name__, (".job",)));
+    `from p import x` imports p.x when that is a module, else p."""
     path = mods[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -65,7 +69,7 @@ def imports(name: str, mods: Mapping[str, Path]) -> set[str]:
         base = package.split(".")[: len(package.split(".")) - (level - 1)]
         return ".".join(base + ([module] if module else []))
 
-    for node in _nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -81,7 +85,7 @@ def imports(name: str, mods: Mapping[str, Path]) -> set[str]:
 
 
 def _extension(package: str, name: str) -> bool:
-    """Whether package.name is a compiled extension module (anonsql.kanon._core): not the package."""
+    """Whether package.name is a compiled extension module (anonsql.kanon._core): not a source module."""
     folder = PACKAGE.parent.joinpath(*package.split("."))
     return any(folder.glob(f"{name}.*so")) or any(folder.glob(f"{name}.*pyd"))
 
@@ -123,10 +127,23 @@ def circles(edges: Mapping[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def reached(edges: Mapping[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for w in edges.get(todo.pop(), ()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+# -- the rules -------------------------------------------------------------------------------------
+
 def test_no_import_circles_but_the_known_ones():
     edges = graph()
-    gone = {(a, b) for a, b in KNOWN_CIRCLE_IMPORTS if b not in edges.get(a, ())}
-    assert not gone, f"no longer imported: remove from KNOWN_CIRCLE_IMPORTS: {sorted(gone)}"
+    known = {(a, b) for a, b in KNOWN_CIRCLE_IMPORTS if b in edges.get(a, ())}
+    assert known == KNOWN_CIRCLE_IMPORTS, f"no longer imported, remove from KNOWN_CIRCLE_IMPORTS: " \
+                                          f"{sorted(KNOWN_CIRCLE_IMPORTS - known)}"
     rest = {a: {b for b in bs if (a, b) not in KNOWN_CIRCLE_IMPORTS} for a, bs in edges.items()}
     assert circles(rest) == []
 
@@ -143,19 +160,67 @@ def test_the_release_sits_on_top_of_the_jobs():
     assert {"anonsql.kanon.entry", "anonsql.protect.entry", "anonsql.tables.entry"} <= edges["anonsql.release.steps"]
 
 
-def test_the_graph_sees_every_kind_of_import_but_type_checking_ones():
-    """What the rules above rely on: imports at the top, in a function, by name for later count,
-    those under `if TYPE_CHECKING:` do not, and a circle made of them is found."""
+def test_algorithm_modules_reach_no_sql_engine_or_catalog():
+    edges = graph()
+    assert set(ALGORITHMS) <= set(edges), sorted(set(ALGORITHMS) - set(edges))
+    bad = {a: sorted(m for m in reached(edges, a) if m.startswith(SQL_SIDE)) for a in ALGORITHMS}
+    assert {a: m for a, m in bad.items() if m} == {}
+
+
+def test_the_graph_sees_every_kind_of_import():
+    """What the rules above rely on: imports at the top, in a function, for type checking, by
+    name for later, and a circle made of them is found."""
     edges = graph()
     assert "anonsql.sql" in edges["anonsql.kanon.job"]  # from .. import sql
-    assert "anonsql.release.entry" in edges["anonsql"]  # inside __getattr__
-    assert "anonsql.kanon.entry" in edges["anonsql.api"]  # inside k_anonymize
-    assert "anonsql.protect.job" in edges["anonsql.protect"]  # exports(__name__, ('.job', ...))
-    assert "anonsql.release.job" not in edges["anonsql.release.html"]  # only under TYPE_CHECKING
-    assert "anonsql.kanon" not in edges["anonsql.kanon.fast"]  # from . import _core: the compiled kernel
-    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import a\nelse:\n    import b\n" \
-             "def f():\n    import c\n"
-    seen = {n.names[0].name for n in _nodes(ast.parse(source)) if isinstance(n, ast.Import)}
-    assert seen == {"b", "c"}
+    assert "anonsql.engine.dialects" in edges["anonsql.sql"]  # inside a function
+    assert "anonsql.kanon.job" in edges["anonsql.api"]  # LazyModule("anonsql.kanon.job")
+    assert "anonsql.protect.job" in edges["anonsql.protect"]  # exports(__name__, (".job", ...))
+    assert "anonsql.engine.base" in edges["anonsql.engine"]
+    assert not any(m.endswith("_core") for m in edges["anonsql.kanon.fast"])  # the compiled kernel is no module
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def dialect_branches(source: str) -> Iterator[tuple[int, str]]:
+    """(line, text) of each comparison that asks which engine runs: a dialect name compared
+    (==, !=, in, not in) with anything, or anything called *dialect compared; and a dict keyed by
+    dialect names (a lookup by dialect)."""
+    def names_dialect(node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in DIALECTS
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(names_dialect(e) for e in node.elts)
+        return ast.unparse(node).rsplit(".", 1)[-1].endswith("dialect")
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(names_dialect(e) for e in [node.left, *node.comparators]):
+            yield node.lineno, ast.unparse(node)
+        elif isinstance(node, ast.Dict) and any(isinstance(k, ast.Constant) and k.value in DIALECTS
+                                                for k in node.keys):
+            yield node.lineno, ast.unparse(node)
+
+
+def test_no_dialect_branches_outside_the_engine_layer():
+    """An engine difference is an engine attribute or method (anonsql/engine/base.py), never a
+    branch on the dialect's name in method code."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: {text}"
+             for path in sorted(PACKAGE.rglob("*.py")) if "engine" not in path.relative_to(PACKAGE).parts[:1]
+             for line, text in dialect_branches(path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+@pytest.mark.parametrize("source", [
+    'if engine.dialect == "spark": pass',
+    'x = 1 if dialect != "postgres" else 2',
+    'ok = sql_dialect in ("duckdb", "postgres")',
+    'ok = "spark" == d',
+    'ok = self.dialect not in ENGINES',
+    'schema = {"duckdb": "temp", "postgres": "pg_temp"}.get(d)',
+])
+def test_a_dialect_branch_is_found(source):
+    assert len(list(dialect_branches(source))) == 1
+
+
+def test_engine_traits_are_not_dialect_branches():
+    assert list(dialect_branches('if engine.supports_update and not engine.matches_by_value: pass\n'
+                                 'query = sql.render("common/x", engine.dialect)')) == []

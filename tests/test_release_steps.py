@@ -24,14 +24,17 @@ RUNS = ("execute", "fetch_all", "fetch_df", "fetch_arrow", "fetch_columns")
 
 def _asked(engine, monkeypatch) -> list[tuple]:
     """Records what callers ask the engine to run, around its public methods (the outermost call
-    only: an engine method may call another): ("sql", text, params) or ("insert", table, columns)."""
+    only: an engine method may call another): ("sql", text, params) or ("insert", table, columns)
+    as the engine quotes them."""
+    from anonsql.engine.base import target_names
+
     asked: list[tuple] = []
     depth = [0]
 
     def spy(name, method):
         def run(*args, **kwargs):
             if not depth[0]:
-                asked.append(("insert", args[0], args[1]) if name == "insert_rows" else
+                asked.append(("insert", *target_names(args[0], args[1], engine.dialect)) if name == "insert_rows" else
                              ("sql", args[0], args[1] if len(args) > 1 else kwargs.get("params")))
             depth[0] += 1
             try:

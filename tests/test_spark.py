@@ -55,13 +55,11 @@ def blanked(data: pa.Table, seed: int = 3) -> pa.Table:
 
 
 def put(engine, name: str, data: pa.Table) -> None:
-    if engine.dialect == "spark":
-        engine.write_arrow(sql.TableName(name).expr.sql("spark"), data)
-    else:
-        from anonsql.data.loading import write_frame
+    """The same table on each engine, through the public path (write_frame: on Spark staged, checked, renamed)."""
+    from anonsql.data.loading import write_frame
 
-        kinds = {"id": "integer", "Age": "integer", "zip code": "text", "ratio": "float", CLASS: "text"}
-        write_frame(engine, data.to_pandas(types_mapper=pd.ArrowDtype), name, kinds=kinds)
+    kinds = {"id": "integer", "Age": "integer", "zip code": "text", "ratio": "float", CLASS: "text"}
+    write_frame(engine, data.to_pandas(types_mapper=pd.ArrowDtype), name, kinds=kinds)
 
 
 @pytest.fixture(scope="module")
@@ -390,9 +388,11 @@ def test_fingerprints_of_the_same_release_agree_across_engines(both, postgres):
 def test_a_double_is_fingerprinted_by_its_exact_value_on_spark(spark_engine):
     """sql/common/float_key.sql on Spark against Python's decomposition (tests/test_fingerprint.py
     checks DuckDB and PostgreSQL)."""
+    from anonsql.data.loading import write_frame
     from tests.test_fingerprint import DOUBLES, exact, float_keys
 
-    spark_engine.write_arrow(sql.TableName("doubles").expr.sql("spark"), pa.table({"x": pa.array(DOUBLES)}))
+    write_frame(spark_engine, pa.table({"x": pa.array(DOUBLES)}).to_pandas(types_mapper=pd.ArrowDtype), "doubles",
+                kinds={"x": "float"})
     assert float_keys(spark_engine, "doubles") == sorted(map(exact, DOUBLES))
     spark_engine.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("doubles").expr))
 
@@ -537,7 +537,7 @@ def test_kanon_drop_and_pseudonymize_same_as_duckdb(both, monkeypatch):
                                                                replace=True, **kw), "people_kp")
     assert all(len(row[0]) == 64 for row in table_rows(both[1], "people_kp"))  # hex digests, not ids
     both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_kp").expr))
-    with pytest.raises(AnonsqlError, match="--pseudonymize on Spark takes text and integer columns: 'ratio'"):
+    with pytest.raises(AnonsqlError, match="--pseudonymize on spark takes text and integer columns: 'ratio'"):
         api.k_anonymize(both[1], "people", ["Age", "zip code"], CLASS, 5, out="people_kq", pseudonymize=["ratio"])
     assert catalog.find_table(both[1], "people_kq") is None
 
@@ -595,7 +595,7 @@ def toy(both):
 
     for name, data in (("toy", TOY), ("toy8", TOY.slice(0, 8))):
         write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), name)
-        spark.write_arrow(sql.TableName(name).expr.sql("spark"), data)
+        write_frame(spark, data.to_pandas(types_mapper=pd.ArrowDtype), name)
     yield both
     for name in ("toy", "toy8"):
         spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName(name).expr))
@@ -667,8 +667,8 @@ def test_nbc_failed_publish_leaves_the_old_tables_on_spark(toy, monkeypatch):
         with pytest.raises(VerificationError, match="injected failure"):
             api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True, synthetic=True)
     with monkeypatch.context() as m:
-        m.setattr(nbc_verify, "SPARK_DIGITS", 5)
-        with pytest.raises(AnonsqlError, match="Spark's exact integers .* nothing written"):
+        m.setattr(type(spark), "exact_digits", 5)
+        with pytest.raises(AnonsqlError, match="spark's exact integers .* nothing written"):
             api.nbc_publish(spark, "toy", "sal", "adr,age", 3, "old", replace=True)
     assert [table_rows(spark, f"old{s}") for s in ("_class", "_attr")] == before
     assert catalog.find_table(spark, "old_rows") is None
@@ -721,7 +721,7 @@ def binary(both):
     from anonsql.data.loading import write_frame
 
     write_frame(duck, data.to_pandas(types_mapper=pd.ArrowDtype), "feat")
-    spark.write_arrow(sql.TableName("feat").expr.sql("spark"), data)
+    write_frame(spark, data.to_pandas(types_mapper=pd.ArrowDtype), "feat")
     yield both
     spark.execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("feat").expr))
 
@@ -756,7 +756,7 @@ def test_features_long_input_same_as_duckdb(binary):
     from anonsql.data.loading import write_frame
 
     write_frame(duck, pairs.to_pandas(types_mapper=pd.ArrowDtype), "feat_items")
-    spark.write_arrow(sql.TableName("feat_items").expr.sql("spark"), pairs)
+    write_frame(spark, pairs.to_pandas(types_mapper=pd.ArrowDtype), "feat_items")
     same_output(binary, lambda e: api.select_features(e, "feat", CLASS, 2, items="feat_items", key="id",
                                                       item_column="item", mode="skip", out="feat_long"), "feat_long")
     assert catalog.find_table(spark, "feat_long__items") is None

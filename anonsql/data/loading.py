@@ -183,7 +183,7 @@ class _Reader:
 
     def __init__(self, engine: Engine, src: _Csv, na: Sequence[str]):
         self.src = src
-        self.own = engine.dialect != "duckdb"
+        self.own = not engine.reads_csv
         self.engine: Engine = DuckDBEngine(":memory:") if self.own else engine
         self.view = sql.TableName(f"anonsql_csv_{uuid.uuid4().hex}").expr
         self.inner = [f"c{i}" for i in range(len(src.header))]
@@ -278,8 +278,7 @@ def load_csv(engine: Engine, path: str, table: str, fmt: CsvFormat, *, replace: 
                 data = reader.engine.fetch_arrow(*sql.render("data/select_items", "duckdb", item=reader.typed(kinds),
                                                              tbl=reader.view))
                 for batch in data.to_batches(max_chunksize=_BATCH_ROWS):
-                    engine.insert_rows(target.expr.sql(engine.dialect), _column_list(engine, kinds),
-                                       batch.to_pandas(types_mapper=pd.ArrowDtype))
+                    engine.insert_rows(target.expr, list(kinds), batch.to_pandas(types_mapper=pd.ArrowDtype))
         except DatabaseError as exc:
             named = re.sub(r"source column c(\d+)", lambda m: f"column '{list(kinds)[int(m.group(1))]}'", str(exc))
             raise AnonsqlError(f"cannot load CSV {path}: {named} (check --types)") from None
@@ -306,10 +305,6 @@ def column_kind(col: pd.Series) -> str:
     if pd.api.types.is_float_dtype(col.dtype):
         return "float"
     return "text"
-
-
-def _column_list(engine: Engine, kinds: Mapping[str, str]) -> str:
-    return ", ".join(sql.ident(c).sql(engine.dialect) for c in kinds)
 
 
 def _create(engine: Engine, ref: sql.TableName, kinds: Mapping[str, str], temporary: bool = False) -> None:
@@ -353,5 +348,5 @@ def fill_table(engine: Engine, frame: pd.DataFrame, ref: sql.TableName, target: 
     `ref`, or the staging name staged_output gave it)."""
     kinds = dict(kinds) if kinds else {c: column_kind(frame[c]) for c in frame.columns}
     _create(engine, target, kinds, temporary)
-    engine.insert_rows(target.expr.sql(engine.dialect), _column_list(engine, kinds), frame)
+    engine.insert_rows(target.expr, list(kinds), frame)
     return _written(engine, ref, target, kinds, len(frame))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +13,11 @@ from .base import Engine
 from .duckdb import DuckDBEngine
 from .duckdb import duckdb as _duckdb
 
-__all__ = ["Engine", "connect", "opened"]
+__all__ = ["Engine", "connect", "engine_class", "opened"]
+
+#: The engine class of each dialect name (module, class), imported when asked (engine_class).
+_CLASSES = {"duckdb": (".duckdb", "DuckDBEngine"), "postgres": (".postgres", "PostgresEngine"),
+            "spark": (".spark", "SparkEngine")}
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 _SPARK_SCHEMES = ("spark:", "sc://")
@@ -65,3 +70,14 @@ def opened(db: str | os.PathLike[str] | Engine | Any, *, create: bool = False) -
     finally:
         if engine is not db:
             engine.close()
+
+
+def engine_class(dialect: str) -> type[Engine]:
+    """The engine class whose `dialect` is `dialect`: its declared capabilities (engine/base.py), for
+    code that holds a dialect rather than an engine (a script written for review, a template chosen
+    for a dialect). Code holding an engine asks the engine itself."""
+    if dialect not in _CLASSES:
+        raise AnonsqlError(f"no anonsql engine writes the SQL dialect {dialect!r} (DuckDB, PostgreSQL and Spark do)")
+    module, name = _CLASSES[dialect]
+    cls: type[Engine] = getattr(importlib.import_module(module, __name__), name)
+    return cls

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
+    from collections.abc import Callable
+
     import numpy as np
     import pandas as pd
     import pyarrow as pa
-
-    from ..sql import exp
+    from sqlglot import exp
 
 
 class Scrubbed(NamedTuple):
@@ -32,10 +33,54 @@ class Engine(Protocol):
 
     dialect: str
     url: str
-    # Capabilities a job asks before it writes: UPDATE ... FROM on its tables (Spark: no), and
-    # transactions that roll back (Spark: no; writers go through anonsql.catalog.staged_output).
+
+    # Capabilities and traits, declared on each engine class: method code asks them, never the
+    # dialect name (code holding only a dialect, such as a script written for review, asks
+    # anonsql.engine.engine_class(dialect)). Results never depend on a trait marked "speed".
+
+    #: UPDATE ... FROM on its tables (Spark: no; writers create their output by CREATE TABLE AS SELECT).
     supports_update: bool
+    #: Transactions that roll back (Spark: no; writers go through anonsql.catalog.staged_output).
     supports_transactions: bool
+    #: The schema of the session's temporary tables (DuckDB temp, PostgreSQL pg_temp), so a scratch
+    #: table never shares a name with a user's; None: temporary names live beside the tables (Spark).
+    temp_schema: str | None
+    #: The pseudo-column an in-place UPDATE addresses a row by (DuckDB rowid, PostgreSQL ctid;
+    #: sql/kanon/row_id.sql); None without in-place writes. A user column of that name hides it.
+    row_id: str | None
+    #: The sql/ file of the keyed pseudonyms HMAC-SHA256(K, v) (--pseudonymize; None: refused).
+    pseudonymize_sql: str | None
+    #: Column kinds (anonsql.catalog.Column.kind) whose text this engine writes as DuckDB and
+    #: PostgreSQL do (a float: 1e+20 vs Spark's 1.0E20); None: every kind. A value's text feeds
+    #: pseudonyms, keys and labels, which must not depend on the engine.
+    same_text_kinds: tuple[str, ...] | None
+    #: An exact NUMERIC of any size in SQL (PostgreSQL): nbc stores its counts and decides
+    #: condition (10) in it; elsewhere in logs, undecided pairs decided exactly in Python.
+    exact_numeric: bool
+    #: The most digits a count may have for every sum of such counts to stay exact in SQL
+    #: (Spark: DECIMAL(38, 0), less 2 digits of sums); None: no limit (BIGNUM, NUMERIC).
+    exact_digits: int | None
+    #: ALTER TABLE ... RENAME TO names the new table with its schema (Spark keeps the schema only
+    #: if named; DuckDB and PostgreSQL take a bare name and keep the table in its schema).
+    rename_qualified: bool
+    #: Speed: the planner plans from statistics a fresh table has only after ANALYZE, and the
+    #: planner settings of sql/common/analyze.sql, sql/kanon/decisions_sample.sql and hash_join.sql
+    #: apply (PostgreSQL).
+    plans_from_statistics: bool
+    #: Speed: each dictionary lookup of a row is a hash join of every row (PostgreSQL), so kanon's
+    #: write-back matches rows to decisions by value, not by dictionary code, where it can.
+    matches_by_value: bool
+    #: Speed: GROUPING SETS cost a sort each (PostgreSQL), so counts per attribute and pair are
+    #: summed from the distinct tuples of one hash aggregation instead (protect/stats.py).
+    sorts_grouping_sets: bool
+    #: Speed: a value dictionary reads the grouped relation S itself (DuckDB), not the distinct
+    #: values of all columns gathered in one pass over S first (sql/common/column_values.sql).
+    dictionaries_read_groups: bool
+    #: Speed: joins take BROADCAST hints for their small side (Spark: the decisions, the dictionaries).
+    broadcast_hints: bool
+    #: Reads a CSV file with its own reader (DuckDB's read_csv); others load one through a private
+    #: in-memory DuckDB (anonsql.data.loading).
+    reads_csv: bool
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         """Run one statement that returns no rows."""
@@ -56,9 +101,23 @@ class Engine(Protocol):
     def transaction(self) -> AbstractContextManager[None]:
         """One transaction: committed on success, rolled back on any exception."""
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
-        """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into an
-        existing table (names already quoted by anonsql.sql)."""
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        """Bulk-insert a DataFrame, or numpy arrays by column name (no pandas needed), into the
+        existing `table`: the frame's columns, in order, into the table's `columns` (names, quoted
+        here through anonsql.sql: `target_names`)."""
+
+    def table_columns(self, name: str, schema: str | None) -> list[tuple]:
+        """(schema, table, column, type) rows of the tables called `name` (case-insensitively) in
+        `schema`, or the current schema when None, in column order (anonsql.catalog resolves them)."""
+
+    def committing(self) -> AbstractContextManager[None]:
+        """The final renames and drops of a staged output (anonsql.catalog.staged_outputs) run
+        inside: an engine without transactions allows them there only."""
+
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> AbstractContextManager[None]:
+        """An in-place run's source kept stable inside, from its statistics to its commit
+        (anonsql.catalog.holding_source); `waiting()` is called while another session keeps it."""
 
     def integer_type(self, largest: int) -> str:
         """The column type (in DuckDB's spelling, the SQL templates') of exact integers up to
@@ -127,3 +186,11 @@ class Traced:
     def _trace(self, sql: str, params: Mapping[str, Any] | None) -> None:
         for fn in self._tracers:
             fn(sql, params)
+
+
+def target_names(table: exp.Table, columns: Sequence[str], dialect: str) -> tuple[str, str]:
+    """The table and its comma-separated columns as `dialect` quotes them: the text of an engine's
+    bulk insert (insert_rows), through anonsql.sql's one quoting path."""
+    from .. import sql
+
+    return sql.text(table, dialect), ", ".join(sql.quoted(columns, dialect))

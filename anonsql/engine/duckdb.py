@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -15,9 +15,11 @@ import numpy as np
 if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
     import pandas as pd
     import pyarrow as pa
+    from sqlglot import exp
 
+from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line
-from .base import Scrubbed, Traced
+from .base import Scrubbed, Traced, target_names
 
 if TYPE_CHECKING:
     from ..sql import exp
@@ -41,6 +43,19 @@ class DuckDBEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     dialect = "duckdb"
     supports_update = True
     supports_transactions = True
+    temp_schema: str | None = "temp"
+    row_id: str | None = "rowid"
+    pseudonymize_sql: str | None = "common/pseudonymize"
+    same_text_kinds: tuple[str, ...] | None = None
+    exact_numeric = False
+    exact_digits: int | None = None
+    rename_qualified = False
+    plans_from_statistics = False
+    matches_by_value = False  # DuckDB codes the rows faster than it hashes their values
+    sorts_grouping_sets = False
+    dictionaries_read_groups = True  # as fast at 10^7 rows, 12 ms faster on Adult
+    broadcast_hints = False
+    reads_csv = True
 
     def __init__(self, path: str, *, create: bool = False):
         check_path(path, create)
@@ -151,8 +166,10 @@ class DuckDBEngine(Traced):  # Traced: the tracer hook, Engine.tracer
             else:
                 self._restore.append(restore)
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
         # The frame is registered under a fixed internal name, so no user text reaches SQL.
+        table_sql, columns_sql = target_names(table, columns, self.dialect)
         self._con.register("__anonsql_frame", frame)
         try:
             self._run(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM __anonsql_frame", None)
@@ -163,6 +180,22 @@ class DuckDBEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     def integer_type(largest: int) -> str:
         """The column type for exact integers up to `largest`: BIGINT, DECIMAL(38, 0), else BIGNUM (any length)."""
         return "BIGINT" if largest < 2**63 else "DECIMAL(38, 0)" if largest < 10**38 else "BIGNUM"
+
+    def table_columns(self, name: str, schema: str | None) -> list[tuple]:
+        """From duckdb_columns(), which information_schema.columns is a view over
+        (sql/common/table_columns_duckdb.sql)."""
+        return self.fetch_all(*sql.render("common/table_columns_duckdb", self.dialect, table_name=name,
+                                          schema_name=schema))
+
+    @contextmanager
+    def committing(self) -> Iterator[None]:
+        """Nothing to allow: the staged output is the caller's transaction."""
+        yield
+
+    @contextmanager
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> Iterator[None]:
+        """Nothing to hold: DuckDB's file lock already keeps other writers out."""
+        yield
 
     def expect_rows(self, rows: int) -> None:
         """A table of at most one row group is read by one thread whatever the setting, while

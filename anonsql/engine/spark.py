@@ -22,7 +22,7 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +35,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
-from .base import Scrubbed, Traced
+from .base import Scrubbed, Traced, target_names
 
 SCHEMES = ("spark:", "sc://")
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
@@ -181,6 +181,19 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     dialect = "spark"
     supports_update = False
     supports_transactions = False
+    temp_schema: str | None = None
+    row_id: str | None = None
+    pseudonymize_sql: str | None = "common/pseudonymize"  # DuckDB's SHA256, ENCODE, UNHEX, || in Spark's words
+    same_text_kinds: tuple[str, ...] | None = ("text", "integer")
+    exact_numeric = False
+    exact_digits: int | None = 36  # DECIMAL(38, 0) (AnonsqlSpark's BIGNUM), two digits left for sums
+    rename_qualified = True
+    plans_from_statistics = False
+    matches_by_value = False
+    sorts_grouping_sets = False
+    dictionaries_read_groups = False
+    broadcast_hints = True
+    reads_csv = False
 
     def __init__(self, url: str):
         self.url = url
@@ -273,8 +286,10 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
         table = table.cast(pa.schema([pa.field(f.name, _plain(f.type)) for f in table.schema]))
         return self._spark.createDataFrame(table)
 
-    def insert_rows(self, table_sql: str, columns_sql: str, frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
-        target = sqlglot.parse_one(table_sql, read="spark", into=exp.Table)
+    def insert_rows(self, table: exp.Table, columns: Sequence[str],
+                    frame: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        table_sql, columns_sql = target_names(table, columns, self.dialect)
+        target = table
         df = self._frame(frame)
         key = target.name.lower()
         if key in self._temp and not target.db:  # an emulated temporary table: append to its rows
@@ -282,39 +297,24 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
             self._set_temp(target, old.unionByName(df.toDF(*old.columns)))
             return
         self._guard(exp.Insert(this=target))
-        self._typed(table_sql, columns_sql, df).createOrReplaceTempView(_FRAME)
+        self._typed(table_sql, columns, df).createOrReplaceTempView(_FRAME)
         try:
             self.execute(f"INSERT INTO {table_sql} ({columns_sql}) SELECT * FROM {_FRAME}")
         finally:
             self._spark.catalog.dropTempView(_FRAME)
 
-    def _typed(self, table_sql: str, columns_sql: str, df: Any) -> Any:
-        """`df`'s columns, by position, cast to the types of the table's columns `columns_sql`:
+    def _typed(self, table_sql: str, columns: Sequence[str], df: Any) -> Any:
+        """`df`'s columns, by position, cast to the types of the table's `columns`:
         Spark's INSERT refuses to store a string in a number column (ANSI store assignment) where
         DuckDB's INSERT and PostgreSQL's COPY convert it, e.g. nbc's exact counts, sent as decimal
         text whatever their length. A malformed value is an error, as there."""
         from pyspark.sql import functions
 
-        names = [c.name.lower() for c in sqlglot.parse_one(f"SELECT {columns_sql}", read="spark").expressions]
+        names = [c.lower() for c in columns]
         types = {f.name.lower(): f.dataType for f in self._spark.table(table_sql).schema.fields}
         positional = df.toDF(*(f"c{i}" for i in range(len(df.columns))))
         return positional.select(*(functions.col(f"c{i}").cast(types[name]) if name in types else functions.col(f"c{i}")
                                    for i, name in enumerate(names)))
-
-    def write_arrow(self, table_sql: str, data: pa.Table, *, temporary: bool = False) -> None:
-        """Create `table_sql` (a name quoted by anonsql.sql) holding `data`: a managed catalog table,
-        or with `temporary` a temporary view private to this session. The route by which the data
-        room loads into Spark (rows read on the driver, written by Spark in parallel)."""
-        target = sqlglot.parse_one(table_sql, read="spark", into=exp.Table)
-        df = self._frame(data)
-        if temporary:
-            self._set_temp(target, df)
-            return
-        df.createOrReplaceTempView(_FRAME)
-        try:
-            self.execute(f"CREATE TABLE {table_sql} AS SELECT * FROM {_FRAME}")
-        finally:
-            self._spark.catalog.dropTempView(_FRAME)
 
     # -- catalog ------------------------------------------------------------------------------------
 
@@ -411,6 +411,11 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
         """The column type for exact integers up to `largest` (in DuckDB's spelling, the templates'):
         BIGINT, else DECIMAL(38, 0), Spark's widest (nbc refuses longer counts on Spark)."""
         return "BIGINT" if largest < 2**63 else "DECIMAL(38, 0)"
+
+    @contextmanager
+    def holding(self, table: exp.Table, waiting: Callable[[], None]) -> Iterator[None]:
+        """Nothing to hold: Spark refuses in-place runs (no transactions)."""
+        yield
 
     def expect_rows(self, rows: int) -> None:
         """Nothing to size: Spark splits work by its own partitions."""

@@ -2,16 +2,14 @@
 of classifiers trained on the anonymized rows and tested on the original rows.
 
 Read-only, so it has no rewrite.py or verify.py: the pure classifiers (model.py, nb.py, tree.py),
+choices.py (their names),
 stats.py (folds and per-fold count tables from SQL), job.py (the run and its EvaluationReport).
 """
 
 from typing import TYPE_CHECKING
 
 from ..lazy import exports
-
-#: The classifiers: naive Bayes (numpy) and the scikit-learn entropy tree (the `eval` extra);
-#: here, not in job.py, so the CLI's choices load nothing else.
-CLASSIFIERS = ("nb", "tree")
+from .choices import CLASSIFIERS
 
 if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
     from .job import ClassifierResult, EvaluationReport, evaluate

@@ -25,7 +25,8 @@ from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress, Report, silent
-from . import CLASSIFIERS, nb, stats, tree
+from . import nb, stats, tree
+from .choices import CLASSIFIERS
 from .model import FoldCombos, FoldNBCounts, fold_errors
 
 

@@ -128,10 +128,9 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     statistics and checks read the table through a temporary view that adds the constant label.
     """
     say = progress or silent
-    if engine.dialect == "spark":
-        identifiers.check_spark_text(source, pseudonymize)
-    if in_place and engine.dialect == "duckdb" and "rowid" in {c.lower() for c in source.column_names}:
-        raise AnonsqlError(f"table {source} has a column named rowid, which hides DuckDB's row id that an "
+    identifiers.check_same_text(engine, source, pseudonymize)
+    if in_place and engine.row_id is not None and engine.row_id in {c.lower() for c in source.column_names}:
+        raise AnonsqlError(f"table {source} has a column named {engine.row_id}, which hides the row id that an "
                            "in-place run updates rows by: write a copy (--out) instead of --in-place")
     target, replaced = output_table(engine, source, out, f"{source.name}_k{k}", replace, in_place)
     changes_table = _changes_table(engine, changes, source, target)
@@ -256,8 +255,8 @@ def _counted(engine: Engine, table: Table, class_column: str | None, suffix: str
         return
     if ONE_CLASS in table.column_names:
         raise AnonsqlError(f"table {table} has a column named {ONE_CLASS}: give --class")
-    d = engine.dialect  # the session's temporary schema: DuckDB's temp catalog, PostgreSQL's pg_temp alias
-    view = sql.TableName(f"anonsql_kanon_one_class{suffix}", {"duckdb": "temp", "postgres": "pg_temp"}.get(d))
+    d = engine.dialect
+    view = sql.TableName(f"anonsql_kanon_one_class{suffix}", engine.temp_schema)  # the session's temporary schema
     engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/one_class_view", d, view=view.expr, src=table.expr, cls=sql.ident(ONE_CLASS),
                                one=sql.fragment("kanon/one_class")))
@@ -284,7 +283,7 @@ def _write_changes(engine: Engine, table: sql.TableName, frame: dict[str, np.nda
     d = engine.dialect
     engine.execute(*sql.render("kanon/create_changes", d, changes=table.expr))
     if len(frame["group_id"]):
-        engine.insert_rows(sql.text(table.expr, d), ", ".join(sql.quoted(list(frame), d)), frame)
+        engine.insert_rows(table.expr, list(frame), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import identifiers, sql
-from ..engine import Engine
+from ..engine import Engine, engine_class
 from ..errors import AnonsqlError
 from ..sql import exp  # sqlglot.expressions, imported on first use
 from ..stats import NULL_CODE, QIClassCounts, analyze, dictionary_codes, scratch_table
@@ -99,8 +99,8 @@ class SuppressionPlan:
                                    flag=[sql.ident(f) for f in self._flag_names()]))
         frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(_code_names(self.qi))},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
-        engine.insert_rows(sql.text(decisions, d), ", ".join(sql.quoted(list(frame), d)), frame)
-        if d == "postgres":
+        engine.insert_rows(decisions, list(frame), frame)
+        if engine.plans_from_statistics:
             engine.fetch_all(*sql.render("kanon/decisions_sample", d))
             engine.fetch_all(*sql.render("kanon/hash_join", d))
         analyze(engine, decisions)
@@ -117,16 +117,19 @@ class SuppressionPlan:
         with `inline` pretty-printed with its values written out, for a script. `flags` name the
         decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the padded keys of
         identifiers.Key, or placeholders in a script)."""
-        # PostgreSQL matches a row by value (each dictionary lookup there is a hash join of every row,
-        # ~150 ms per 10^6 rows and column), save in a column where some decision names ⊥ (code -1:
-        # NULL = NULL is never true); in a column matched by value a NULL or a value the statistics
-        # never saw matches no decision, as its code (-1, -2) would not. DuckDB codes the rows
-        # faster than it hashes their values; Spark broadcasts the dictionaries.
-        by_code = [j for j in range(len(self.qi) + 1) if dialect != "postgres" or (self.codes[:, j] == NULL_CODE).any()]
-        if not self.copy and dialect not in ("duckdb", "postgres"):
+        # PostgreSQL matches a row by value (Engine.matches_by_value: each dictionary lookup there is a
+        # hash join of every row, ~150 ms per 10^6 rows and column), save in a column where some
+        # decision names ⊥ (code -1: NULL = NULL is never true); in a column matched by value a NULL or
+        # a value the statistics never saw matches no decision, as its code (-1, -2) would not. DuckDB
+        # codes the rows faster than it hashes their values; Spark broadcasts the dictionaries.
+        traits = engine_class(dialect)
+        by_code = [j for j in range(len(self.qi) + 1)
+                   if not traits.matches_by_value or (self.codes[:, j] == NULL_CODE).any()]
+        if not self.copy and not (traits.supports_update and traits.row_id):
             raise AnonsqlError(f"--in-place is not available on {dialect}")
         parts: dict[str, Any] = dict(
-            sql_dialect=dialect, copy=self.copy, source=self.source, out=self.out, qi=self.qi,
+            sql_dialect=dialect, broadcast=traits.broadcast_hints, row_id=traits.row_id,
+            copy=self.copy, source=self.source, out=self.out, qi=self.qi,
             class_column=self.class_column, one_class=self.one_class, columns=self.columns, drop=list(self.drop),
             pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries, decisions=decisions, flags=flags,
             by_code=by_code)
@@ -196,13 +199,15 @@ def _code_names(qi: Sequence[str]) -> list[str]:
     return [f"y_{j}" for j in range(len(qi) + 1)]
 
 
-def _write_back(*, sql_dialect: str, copy: bool, source: exp.Table, out: exp.Table, qi: list[str], class_column: str,
+def _write_back(*, sql_dialect: str, broadcast: bool, row_id: str | None,
+                copy: bool, source: exp.Table, out: exp.Table, qi: list[str], class_column: str,
                 one_class: bool, columns: list[str], drop: list[str], pseudonymize: list[str],
                 dictionaries: list[exp.Table], decisions: exp.Table, flags: list[str], by_code: list[int]
                 ) -> tuple[exp.Expr, dict[str, Any]]:
     """The write-back statement as a tree and its bindings (SuppressionPlan._apply): sql/kanon/
-    create_suppressed.sql for a copy (the decisions and dictionaries broadcast on Spark: a hint,
-    set on the tree, templates being DuckDB's), sql/kanon/apply_suppression.sql in place. A row
+    create_suppressed.sql for a copy (the decisions and dictionaries broadcast with `broadcast`
+    (Engine.broadcast_hints): a hint, set on the tree, templates being DuckDB's),
+    sql/kanon/apply_suppression.sql in place, rows addressed by the engine's `row_id`. A row
     is matched to its decision by the dictionary code of each column in `by_code`, by value in
     the others (the decisions' codes turned into values: sql/kanon/decision_values.sql)."""
     values, names = _row_values(qi, class_column, one_class, "t"), _code_names(qi)
@@ -210,7 +215,7 @@ def _write_back(*, sql_dialect: str, copy: bool, source: exp.Table, out: exp.Tab
     if copy:
         tree = sql.template("kanon/create_suppressed")
         query = tree.expression  # the SELECT of the CREATE
-        if sql_dialect == "spark":
+        if broadcast:
             query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
                 exp.to_table(a) for a in ["x", *(f"d_{i}" for i in range(len(by_code)))]])]))
         flag = dict(zip(qi, flags))
@@ -222,8 +227,8 @@ def _write_back(*, sql_dialect: str, copy: bool, source: exp.Table, out: exp.Tab
     else:
         tree = sql.template("kanon/apply_suppression")
         query = next(tree.find_all(exp.Subquery)).this  # the changed rows c
-        row_id = sql.fragment("kanon/row_id_postgres" if sql_dialect == "postgres" else "kanon/row_id")
-        binds = dict(out=out, qi=sql.columns(qi), flag=[sql.ident(f) for f in flags], row_id=row_id)
+        binds = dict(out=out, qi=sql.columns(qi), flag=[sql.ident(f) for f in flags],
+                     row_id=sql.fragment("kanon/row_id", row_id=sql.column(str(row_id))))
     own = query.args.get("joins") or []  # the template's join of the decisions goes after the dictionaries
     query.set("joins", [])
     codes = dictionary_codes(query, [values[j] for j in by_code], [dictionaries[j] for j in by_code])

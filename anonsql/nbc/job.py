@@ -365,9 +365,9 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     report.achieved_rho, report.k_sind = float(smallest_rho(pub) or 0), int(k_sind(pub))
     report.achieved_r = float(achieved_r(pub, prior_weights) or 0)
     report.max_digits = len(str(int(max(pub.values()))))
-    if engine.dialect == "spark" and report.max_digits > verify.SPARK_DIGITS:
-        raise AnonsqlError(f"the published counts have up to {report.max_digits} digits and Spark's exact integers "
-                           f"(DECIMAL(38, 0)) cannot check them: at most {verify.SPARK_DIGITS} digits on Spark "
+    if engine.exact_digits is not None and report.max_digits > engine.exact_digits:
+        raise AnonsqlError(f"the published counts have up to {report.max_digits} digits and {engine.dialect}'s exact "
+                           f"integers cannot check them: at most {engine.exact_digits} digits on {engine.dialect} "
                            "(try --root least, or DuckDB/PostgreSQL); nothing written")
     if synthetic and sum(pub.P) > SYNTHETIC_ROW_LIMIT:
         raise AnonsqlError(f"--synthetic would write {sum(pub.P):,} rows (the sum of the published P_c), more than "

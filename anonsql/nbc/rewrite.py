@@ -120,8 +120,7 @@ def write(engine: Engine, tables: Sequence[Output]) -> None:
     for table in tables:
         engine.execute(*table.statement(engine.dialect))
         frame = pd.DataFrame(table.rows, columns=table.columns, dtype=object)
-        cols = ", ".join(sql.ident(c).sql(engine.dialect) for c in table.columns)
-        engine.insert_rows(table.name.expr.sql(engine.dialect), cols, frame)
+        engine.insert_rows(table.name.expr, table.columns, frame)
 
 
 def script(dialect: str, title: str, replaced: Sequence[Table], tables: Sequence[Output], v: Views,

@@ -14,7 +14,7 @@ from sqlglot import exp
 from .. import sql
 from .. import stats as common_stats
 from ..catalog import Table
-from ..engine import Engine
+from ..engine import Engine, engine_class
 from ..report import Check
 from . import equivalence as eq
 from .stats import Views
@@ -30,16 +30,12 @@ EQUIVALENCE = "NBC-equivalence"
 LOG_TOL = 1e-9
 
 
-#: Spark's exact integers are DECIMAL(38, 0) (its rendering of check_safety.sql's BIGNUM): a
-#: publication is checked there only when every count has at most this many digits, so no sum
-#: of them can overflow (nbc publish refuses a larger one on Spark before writing anything).
-SPARK_DIGITS = 36
-
-
 def safety_query(dialect: str) -> str:
-    """Condition (10) in exact NUMERIC on PostgreSQL; in logs with exact undecided pairs on DuckDB
-    and Spark (exact integers in DECIMAL(38, 0) there, see SPARK_DIGITS)."""
-    return "nbc/check_safety_exact" if dialect == "postgres" else "nbc/check_safety"
+    """Condition (10) in exact NUMERIC where the engine has it (Engine.exact_numeric: PostgreSQL); in
+    logs with exact undecided pairs elsewhere (on Spark exact integers in DECIMAL(38, 0), so a
+    publication is checked there only when its counts have at most Engine.exact_digits digits: nbc
+    publish refuses a larger one before writing anything)."""
+    return "nbc/check_safety_exact" if engine_class(dialect).exact_numeric else "nbc/check_safety"
 
 
 def safety_bindings(class_table: exp.Table, attr_table: exp.Table, rho: Fraction, n: int) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from ..verify import k_anonymity
 from . import keep_k, metrics, rewrite, stats, verify
 from .deletion import COIN_KEPT, DELETED, NU, Cell, Microdata, SeededChance
 from .generalization import GeneralizedMicrodata
-from .request import ProtectionInput, resolve
+from .request import ProtectionInput, fetched_rows, resolve
 from .suppress import CellResult, protect_cells
 
 if TYPE_CHECKING:
@@ -316,7 +316,7 @@ def _decide(engine: Engine, source: Table, inp: ProtectionInput, extra: list[str
     classifier reads) turned NULL too."""
     coding = inp.coding()
     values = coding.values
-    rows = stats.fetched_rows(engine, source.expr, inp, coding, tuples)
+    rows = fetched_rows(engine, source.expr, inp, coding, tuples)
     col = {c: j for j, c in enumerate(inp.columns)}
     domains = [len(v) for v in values]
     preds = {col[t]: [col[a] for a in inp.attrs[t]] for t in inp.targets}

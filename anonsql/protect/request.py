@@ -5,9 +5,9 @@ user error is found here, before anything is written."""
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,8 +20,12 @@ from ..errors import AnonsqlError
 from ..stats import encode
 from . import stats
 from .naive_bayes import NU
+from .rows import FetchedRows
 from .suppress import GENERALIZING
 from .taxonomy import Taxonomy
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 
 @dataclass(eq=False)
@@ -269,6 +273,38 @@ def _locate(engine: Engine, source: Table, key: str, columns: list[str],
             raise AnonsqlError(f"cell ({key} = {k}, {c}) listed twice")
         found.append((r, c))
     return found, {row[0]: tuple(row[1:]) for row in rows.values()}
+
+
+def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding: Coding,
+                 tuples: Callable[[], pa.Table]) -> FetchedRows:
+    """The run's rows as the algorithms read them: the confidential rows now, the distinct tuples
+    (`tuples()`: tuple_table over inp.columns, shared with `distributions`) and the rows of one
+    class holding one value (protect/rows_where) when asked, coded by `coding` (values leave the
+    database coded in Python, per fetched row)."""
+    m = len(inp.columns)
+
+    def coded(found: Sequence[Sequence[Any]]) -> np.ndarray:
+        return coding.code_rows(found) if found else np.zeros((0, m), dtype=np.int64)
+
+    def fetch(where: Mapping[int, int]) -> tuple[list[Any], np.ndarray]:
+        if any(code not in coding.source[j] for j, code in where.items()):
+            return [], np.zeros((0, m), dtype=np.int64)  # no source value holds that code
+        found = sorted(stats.rows_where(engine, table, inp.key, inp.columns,
+                                        [(inp.columns[j], coding.source[j][code]) for j, code in where.items()]),
+                       key=lambda r: r[0])
+        return [r[0] for r in found], coded([r[1:] for r in found])
+
+    def counts() -> tuple[np.ndarray, np.ndarray]:
+        found = tuples()
+        columns = [coding.code_arrow(j, found.column(j)) for j in range(m)]  # vectorized where it can be
+        ready = [c for c in columns if c is not None]
+        if len(ready) == m:
+            return (np.column_stack(ready) if m else np.zeros((found.num_rows, 0), dtype=np.int64),
+                    found.column(m).to_numpy().astype(np.int64))
+        rows = stats.tuple_counts(engine, table, inp.columns)
+        return coded([r[:-1] for r in rows]), np.array([r[-1] for r in rows], dtype=np.int64)
+
+    return FetchedRows(inp.n, fetch, counts, {k: coding.code(v) for k, v in inp.confidential.items()})
 
 
 def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,

@@ -94,10 +94,8 @@ class Apply:
     def rows(self, comment: str, table: exp.Table, rows: Sequence[Sequence[Any]],
              columns: Sequence[str] = RELATION) -> None:
         if rows:
-            d = self.engine.dialect
             frame = pd.DataFrame([list(r) + [None] * (len(columns) - len(r)) for r in rows], columns=list(columns))
-            self.engine.insert_rows(table.sql(d), ", ".join(sql.ident(c).sql(d) for c in columns),
-                                    frame.astype(object))
+            self.engine.insert_rows(table, columns, frame.astype(object))
 
     def tree(self, comment: str, tree: exp.Expr, **bindings: Any) -> None:
         self.engine.execute(*sql.bind(tree, self.engine.dialect, bindings))

@@ -1,7 +1,7 @@
 """What a protect run reads by SQL: the key's soundness, each column's distinct values, the
 distinct tuples of the columns the run reads with their counts (naive Bayes's N(v), N(v, x_a)
 and ID3's training tuples follow from them), the confidential rows, the rows of one class
-holding one value when an algorithm may change them (`rows.FetchedRows`), the counts of
+holding one value when an algorithm may change them (request.fetched_rows), the counts of
 Section 2.4 (before and after) and the stored taxonomies. Memory follows the distinct tuples
 and the rows the algorithms touch, never the table's rows.
 """
@@ -20,13 +20,10 @@ from ..catalog import find_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from .metrics import Distributions
-from .rows import FetchedRows
 from .taxonomy import Taxonomy
 
-if TYPE_CHECKING:  # request imports this module
+if TYPE_CHECKING:
     import pyarrow as pa
-
-    from .request import Coding, ProtectionInput
 
 #: The taxonomy store: one (taxonomy, position, value, parent) row per node.
 STORE = "anonsql_taxonomies"
@@ -116,7 +113,7 @@ def keys_in_classes(engine: Engine, table: exp.Table, key: str, qi: Sequence[str
     engine.execute(*sql.render("common/drop_temp_table", d, tbl=CLASSES))
     engine.execute(*sql.render("protect/classes_table", d, classes=CLASSES, tbl=table))
     try:
-        engine.insert_rows(CLASSES.sql(d), sql.ident("g").sql(d), pd.DataFrame({"g": list(groups)}, dtype=object))
+        engine.insert_rows(CLASSES, ["g"], pd.DataFrame({"g": list(groups)}, dtype=object))
         return [(k, g) for k, g in engine.fetch_all(*sql.render(
             "protect/keys_in_classes", d, tbl=table, key=sql.column(key), classes=CLASSES,
             g=sql.group_key(sql.columns(qi, "t"))))]
@@ -128,38 +125,6 @@ def tuple_table(engine: Engine, table: exp.Table, columns: Sequence[str]) -> pa.
     """The distinct (values of `columns`) tuples with their counts, the count last, as Arrow."""
     return engine.fetch_arrow(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,
                                           col=sql.columns(columns)))
-
-
-def fetched_rows(engine: Engine, table: exp.Table, inp: ProtectionInput, coding: Coding,
-                 tuples: Callable[[], pa.Table]) -> FetchedRows:
-    """The run's rows as the algorithms read them: the confidential rows now, the distinct tuples
-    (`tuples()`: tuple_table over inp.columns, shared with `distributions`) and the rows of one
-    class holding one value (protect/rows_where) when asked, coded by `coding` (values leave the
-    database coded in Python, per fetched row)."""
-    m = len(inp.columns)
-
-    def coded(found: Sequence[Sequence[Any]]) -> np.ndarray:
-        return coding.code_rows(found) if found else np.zeros((0, m), dtype=np.int64)
-
-    def fetch(where: Mapping[int, int]) -> tuple[list[Any], np.ndarray]:
-        if any(code not in coding.source[j] for j, code in where.items()):
-            return [], np.zeros((0, m), dtype=np.int64)  # no source value holds that code
-        found = sorted(rows_where(engine, table, inp.key, inp.columns,
-                                  [(inp.columns[j], coding.source[j][code]) for j, code in where.items()]),
-                       key=lambda r: r[0])
-        return [r[0] for r in found], coded([r[1:] for r in found])
-
-    def counts() -> tuple[np.ndarray, np.ndarray]:
-        found = tuples()
-        columns = [coding.code_arrow(j, found.column(j)) for j in range(m)]  # vectorized where it can be
-        ready = [c for c in columns if c is not None]
-        if len(ready) == m:
-            return (np.column_stack(ready) if m else np.zeros((found.num_rows, 0), dtype=np.int64),
-                    found.column(m).to_numpy().astype(np.int64))
-        rows = tuple_counts(engine, table, inp.columns)
-        return coded([r[:-1] for r in rows]), np.array([r[-1] for r in rows], dtype=np.int64)
-
-    return FetchedRows(inp.n, fetch, counts, {k: coding.code(v) for k, v in inp.confidential.items()})
 
 
 def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Sequence[str],
@@ -176,7 +141,7 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
     both = [j for j, c in enumerate(cols) if c in paired]
     pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
     joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
-    by_tuples = both if engine.dialect == "postgres" else []
+    by_tuples = both if engine.sorts_grouping_sets else []
     rest = [j for j in range(len(cols)) if j not in by_tuples]
     if rest:
         m = len(rest)

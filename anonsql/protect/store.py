@@ -90,7 +90,7 @@ def load_taxonomy(engine: Engine, name: str, *, file: str | Path | None = None, 
     with engine.transaction(), report.timed("store"), _writable(engine, store, found, name) as target:
         frame = pd.DataFrame([(name, i, v, p) for i, (v, p) in enumerate(tax.rows())],
                              columns=["taxonomy", "position", "value", "parent"])
-        engine.insert_rows(target.expr.sql(engine.dialect), "taxonomy, position, value, parent", frame.astype(object))
+        engine.insert_rows(target.expr, list(frame.columns), frame.astype(object))
         report.check("the stored taxonomy reads back as written", read_taxonomy(engine, name, target) == tax,
                      "protect/taxonomy_read")
         if not report.ok:

@@ -50,7 +50,7 @@ class Publication:
         for name, table, columns, rows in self._tables():
             engine.execute(*sql.render(f"tables/{name}", d, out=table, label=[sql.ident(c) for c in self.dims]))
             frame = pd.DataFrame(rows, columns=columns, dtype=object)
-            engine.insert_rows(table.sql(d), ", ".join(sql.ident(c).sql(d) for c in columns), frame)
+            engine.insert_rows(table, columns, frame)
 
     def _tables(self) -> list[tuple[str, exp.Table, list[str], list[list[Any]]]]:
         return [("create_published", self.out, [*self.dims, *PUBLISHED], self.published),

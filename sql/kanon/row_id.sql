@@ -1,2 +1,4 @@
--- The row id of a row t of a DuckDB table (the pseudo-column rowid), to update rows found by a join.
-SELECT t.rowid
+-- The row id of a row t, the engine's pseudo-column $row_id (Engine.row_id: DuckDB's rowid, or
+-- PostgreSQL's system column ctid, stable within the transaction that holds the table), to update
+-- rows found by a join.
+SELECT t.$row_id
