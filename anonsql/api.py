@@ -74,7 +74,7 @@ def _open(db: str | Engine, *, create: bool = False) -> Iterator[Engine]:
             engine.close()
 
 
-@validate_params({"replace": bool, "na": Names()})
+@validate_params({"replace": bool})
 def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str] = (), replace: bool = False,
              types: Mapping[str, str] | str | None = None, delimiter: str | None = None,
              encoding: str | None = None) -> LoadReport:
@@ -256,7 +256,9 @@ def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
 
 @validate_params({"attrs": Names(), "rho": [Ratio(), None], "r": [Ratio(), None], "precedence": NAMES,
                   "replace": bool, "synthetic": bool, "emit_sql": EMIT_SQL, "execute": bool,
-                  "root": StrOptions(_lazy(".nbc.transform", "ROOTS"), label="root")})
+                  "root": StrOptions(_lazy(".nbc.transform", "ROOTS"), label="root"),
+                  "prior": [Parsed(_parser(".nbc.job", "prior_weights"), label="--prior", bad=["50K", "50K=0", "50K=x"],
+                                   kinds=(str, dict)), None]})
 def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object = None,
                 out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
                 prior: str | dict | None = None, r: object = None, synthetic: bool = False,

@@ -178,8 +178,9 @@ class BreachReport(Report):
 
 # ---- input ----
 
-def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction]:
-    """The prior F as 'label=weight,...' (weights > 0, any scale; labels as the views print them)."""
+def prior_weights(text: str | dict[str, Any]) -> dict[str, Fraction]:
+    """The prior F as 'label=weight,...' (weights > 0, any scale; labels as the views print them),
+    by label. Read without the table, so the API checks it where it receives it (validate_params)."""
     if isinstance(text, dict):
         pairs = {str(k): v for k, v in text.items()}
     else:
@@ -187,18 +188,24 @@ def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction
         if not items or any("=" not in i for i in items):
             raise AnonsqlError(f"--prior must be class=weight[,class=weight...], got {text!r}")
         pairs = dict(i.rsplit("=", 1) for i in items)
-    if sorted(pairs) != sorted(classes):
-        raise AnonsqlError(f"--prior must give every class exactly once: classes are {', '.join(classes)}")
-    weights = []
-    for c in classes:
+    weights = {}
+    for c, raw in pairs.items():
         try:
-            w = Fraction(str(pairs[c]).strip())
+            w = Fraction(str(raw).strip())
         except (ValueError, ZeroDivisionError):
-            raise AnonsqlError(f"--prior weight of {c!r} is not a number: {pairs[c]!r}") from None
+            raise AnonsqlError(f"--prior weight of {c!r} is not a number: {raw!r}") from None
         if w <= 0:
-            raise AnonsqlError(f"--prior weight of {c!r} must be > 0, got {pairs[c]}")
-        weights.append(w)
+            raise AnonsqlError(f"--prior weight of {c!r} must be > 0, got {raw}")
+        weights[c] = w
     return weights
+
+
+def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction]:
+    """The prior's weights in the order of `classes`: the table's classes, each exactly once."""
+    weights = prior_weights(text)
+    if sorted(weights) != sorted(classes):
+        raise AnonsqlError(f"--prior must give every class exactly once: classes are {', '.join(classes)}")
+    return [weights[c] for c in classes]
 
 
 def parse_known(text: str | dict[str, Any], attrs: Sequence[str]) -> dict[int, str]:
