@@ -15,7 +15,7 @@ from .engine import Engine, connect
 from .errors import AnonsqlError
 from .files import read_text
 from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
-from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, validate_params
+from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, lazy, lazy_parser, validate_params
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -38,29 +38,15 @@ NAMES = [Names(), None]
 RISK = Interval(float, 0, None, label="risk threshold")
 
 
-def _lazy(module: str, attr: str) -> Callable[[], Sequence[str]]:
-    """A job's list of choices, imported when a call is checked (api.py imports jobs lazily)."""
-    def options() -> Sequence[str]:
-        import importlib
-        return getattr(importlib.import_module(module, __package__), attr)
-    return options
-
-
-def _parser(module: str, attr: str, *extra: Any) -> Callable[[Any], object]:
-    """A job's parser of an option's text, imported when a call is checked."""
-    def parse(value: Any) -> object:
-        return _lazy(module, attr)()(value, *extra)  # type: ignore[operator]
-    return parse
-
-
 L_DIVERSITY = Parsed(functools.partial(risk.parse_limits, what="--l-diversity", whole=True), label="--l-diversity",
                      bad=["diagnosis=0", "diagnosis"], kinds=(str, Mapping))
 T_CLOSENESS = Parsed(functools.partial(risk.parse_limits, what="--t-closeness", whole=False), label="--t-closeness",
                      bad=["diagnosis=2", "diagnosis"], kinds=(str, Mapping))
-TAXONOMIES = Parsed(_parser(".protect.request", "parse_assignment"), label="--taxonomy", bad=["zip", "zip=a,zip=b"],
-                    kinds=(str, Mapping))
+TAXONOMIES = Parsed(lazy_parser(".protect.request", "parse_assignment"), label="--taxonomy",
+                    bad=["zip", "zip=a,zip=b"], kinds=(str, Mapping))
 HIERARCHY: list[validate.Rule] = [
-    Parsed(_parser(".tables", "parse_assignment", "--hierarchy"), label="--hierarchy", bad=["region"]), Mapping, None]
+    Parsed(lazy_parser(".tables", "parse_assignment", "--hierarchy"), label="--hierarchy", bad=["region"]),
+    Mapping, None]
 
 
 @contextmanager
@@ -91,7 +77,7 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
         return loading.load_csv(engine, path, table, fmt, replace=replace)
 
 
-@validate_params({"name": StrOptions(_lazy(".data.datasets", "DATASETS"), label="data set"), "replace": bool})
+@validate_params({"name": StrOptions(lazy(".data.datasets", "DATASETS"), label="data set"), "replace": bool})
 def load_dataset(db: str | Engine, name: str, table: str | None = None, *, replace: bool = False) -> LoadReport:
     """Load a bundled data set (see anonsql.data.bundled.DATASETS) into `table` (default: its name)."""
     from .data import datasets
@@ -256,9 +242,9 @@ def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
 
 @validate_params({"attrs": Names(), "rho": [Ratio(), None], "r": [Ratio(), None], "precedence": NAMES,
                   "replace": bool, "synthetic": bool, "emit_sql": EMIT_SQL, "execute": bool,
-                  "root": StrOptions(_lazy(".nbc.transform", "ROOTS"), label="root"),
-                  "prior": [Parsed(_parser(".nbc.job", "prior_weights"), label="--prior", bad=["50K", "50K=0", "50K=x"],
-                                   kinds=(str, dict)), None]})
+                  "root": StrOptions(lazy(".nbc.transform", "ROOTS"), label="root"),
+                  "prior": [Parsed(lazy_parser(".nbc.job", "prior_weights"), label="--prior",
+                                   bad=["50K", "50K=0", "50K=x"], kinds=(str, dict)), None]})
 def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object = None,
                 out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
                 prior: str | dict | None = None, r: object = None, synthetic: bool = False,
@@ -298,7 +284,7 @@ def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[
                                    precedence=precedence)
 
 
-@validate_params({"method": StrOptions(_lazy(".protect", "METHODS"), label="method"), "rows": NAMES, "attrs": NAMES,
+@validate_params({"method": StrOptions(lazy(".protect", "METHODS"), label="method"), "rows": NAMES, "attrs": NAMES,
                   "top_k": [Interval(int, 2, None), None], "seed": SEED, "in_place": bool, "replace": bool,
                   "delete_rows": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES, "pseudonymize": NAMES,
                   "show_values": bool, "qi": NAMES, "k": [K, None], "taxonomies": [TAXONOMIES, None]})
@@ -371,9 +357,9 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
                                       replace=replace, emit_sql=emit_sql, execute=execute)
 
 
-@validate_params({"k": K, "method": StrOptions(_lazy(".features", "METHODS"), label="method"),
-                  "privacy": StrOptions(_lazy(".features", "PRIVACY"), label="privacy model"),
-                  "mode": StrOptions(_lazy(".features", "MODES"), label="mode"), "top_r": Interval(int, 1, None),
+@validate_params({"k": K, "method": StrOptions(lazy(".features", "METHODS"), label="method"),
+                  "privacy": StrOptions(lazy(".features", "PRIVACY"), label="privacy model"),
+                  "mode": StrOptions(lazy(".features", "MODES"), label="mode"), "top_r": Interval(int, 1, None),
                   "attrs": NAMES, "view": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
 def select_features(db: str | Engine, table: str, class_column: str, k: int, *, method: str = "distcnt",
                     privacy: str = "ac", mode: str = "stop", top_r: int = 20, key: str | None = None,
@@ -437,14 +423,14 @@ def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
         return _protect.show_taxonomy(engine, name)
 
 
-@validate_params({"dims": NAMES, "margins": StrOptions(_lazy(".tables", "MARGINS"), label="margins"),
+@validate_params({"dims": NAMES, "margins": StrOptions(lazy(".tables", "MARGINS"), label="margins"),
                   "min_count": Interval(int, 0, None), "zero_unsafe": bool, "dominance": [validate.Dominance(), None],
                   "p_percent": [Interval(float, 0, None, closed="neither"), None],
                   "protection": Interval(float, 0, None, label="protection (percent of the cell value)"),
                   "replace": bool, "bounds": bool, "emit_sql": EMIT_SQL, "execute": bool, "hierarchy": HIERARCHY,
-                  "tables": [Parsed(_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
+                  "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
                              None],
-                  "publish": [Parsed(_parser(".tables", "parse_cells"), label="--publish", bad=["region"]), list,
+                  "publish": [Parsed(lazy_parser(".tables", "parse_cells"), label="--publish", bad=["region"]), list,
                               tuple, None]})
 def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
                tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",

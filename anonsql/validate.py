@@ -17,6 +17,7 @@ modules may still refuse impossible arrays, but never re-validate user input.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import math
 import os
@@ -346,6 +347,21 @@ def check_param(name: str, value: object, rules: Sequence[Constraint]) -> None:
         except AnonsqlError as exc:
             errors.append((isinstance(rule, _NoneOf), exc))
     raise min(errors, key=lambda e: e[0])[1]
+
+
+def lazy(module: str, attr: str) -> Callable[[], Any]:
+    """`attr` of an anonsql module (relative, e.g. '.protect'), imported when a call is checked:
+    the API declares a job's choices without importing the job at start-up."""
+    def get() -> Any:
+        return getattr(importlib.import_module(module, __package__), attr)
+    return get
+
+
+def lazy_parser(module: str, attr: str, *extra: Any) -> Callable[[Any], object]:
+    """A job's parser of an option's text (`extra` after the value), imported when a call is checked."""
+    def parse(value: Any) -> object:
+        return lazy(module, attr)()(value, *extra)
+    return parse
 
 
 F = TypeVar("F", bound=Callable[..., Any])
