@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +14,8 @@ from .engine import Engine
 from .engine import opened as _open  # connect for one call; an Engine passed in stays open
 from .errors import AnonsqlError, redact
 from .files import read_text
+from .kanon.model import COSTS
+from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, lazy, lazy_parser, validate_params
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -28,6 +31,25 @@ if TYPE_CHECKING:
     from .tables.job import AuditReport, TablesReport
 
 
+K = Interval(int, 1, None)
+SEED = Interval(int, 0, None)
+EMIT_SQL = [OutputFile(label="--emit-sql"), None]
+NAMES = [Names(), None]
+RISK = Interval(float, 0, None, label="risk threshold")
+
+
+L_DIVERSITY = Parsed(functools.partial(risk.parse_limits, what="--l-diversity", whole=True), label="--l-diversity",
+                     bad=["diagnosis=0", "diagnosis"], kinds=(str, Mapping))
+T_CLOSENESS = Parsed(functools.partial(risk.parse_limits, what="--t-closeness", whole=False), label="--t-closeness",
+                     bad=["diagnosis=2", "diagnosis"], kinds=(str, Mapping))
+TAXONOMIES = Parsed(lazy_parser(".protect.request", "parse_assignment"), label="--taxonomy",
+                    bad=["zip", "zip=a,zip=b"], kinds=(str, Mapping))
+HIERARCHY: list[validate.Rule] = [
+    Parsed(lazy_parser(".tables", "parse_assignment", "--hierarchy"), label="--hierarchy", bad=["region"]),
+    Mapping, None]
+
+
+@validate_params({"replace": bool})
 def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str] = (), replace: bool = False,
              types: Mapping[str, str] | str | None = None, delimiter: str | None = None,
              encoding: str | None = None) -> LoadReport:
@@ -44,11 +66,11 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
         return loading.load_csv(engine, path, table, fmt, replace=replace)
 
 
+@validate_params({"name": StrOptions(lazy(".data.datasets", "DATASETS"), label="data set"), "replace": bool})
 def load_dataset(db: str | Engine, name: str, table: str | None = None, *, replace: bool = False) -> LoadReport:
     """Load a bundled data set (see anonsql.data.bundled.DATASETS) into `table` (default: its name)."""
     from .data import datasets
 
-    validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)
 
@@ -62,6 +84,7 @@ def cleanup(db: str | Engine) -> CleanupReport:
         return _cleanup.cleanup(engine, redact(engine.url))
 
 
+@validate_params({"qi": NAMES, "sensitive": NAMES, "risk_threshold": RISK})
 def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | None = None,
             class_column: str | None = None, sensitive: Sequence[str] | str | None = None,
             risk_threshold: float = risk.RISK_THRESHOLD) -> ProfileReport:
@@ -69,7 +92,6 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
     `qi`, l-diversity and t-closeness of each `sensitive` column, the class balance."""
     from .data import profile as _profile
 
-    threshold = validate.number(risk_threshold, "risk threshold", minimum=0)
     with _open(db) as engine:
         tab = get_table(engine, table)
         qi_cols = tab.resolve(validate.names(qi))
@@ -77,17 +99,17 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
         rows = validate.rows(engine, tab)
         engine.expect_rows(rows)
-        return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
+        return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, float(risk_threshold))
 
 
+@validate_params({"qi": Names(), "k": K, "show": Interval(int, 0, None), "risk_threshold": RISK,
+                  "l_diversity": [L_DIVERSITY, None], "t_closeness": [T_CLOSENESS, None]})
 def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *, show: int = 20,
           l_diversity: Mapping[str, int] | str | None = None, t_closeness: Mapping[str, float] | str | None = None,
           risk_threshold: float = risk.RISK_THRESHOLD) -> KAnonymityReport:
     """Is `table` k-anonymous over `qi` (NULL counting as its own value)? Lists the worst groups
     and the re-identification risk; `l_diversity` ('COL=L' or {col: l}) and `t_closeness`
     ('COL=T') add checks on sensitive columns. The report is truthy only when all hold."""
-    k = validate.k(k)
-    threshold = validate.number(risk_threshold, "risk threshold", minimum=0)
     ls = risk.parse_limits(l_diversity, "--l-diversity", whole=True)
     ts = risk.parse_limits(t_closeness, "--t-closeness", whole=False)
     with _open(db) as engine:
@@ -97,7 +119,7 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
         engine.expect_rows(validate.rows(engine, tab))
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
-        report.risk = risk.reidentification(engine, tab, qi_cols, threshold)
+        report.risk = risk.reidentification(engine, tab, qi_cols, float(risk_threshold))
         for col in dict.fromkeys([*ls, *ts]):
             d = risk.diversity(engine, tab, qi_cols, col, l_required=int(ls[col]) if col in ls else None,
                                t_allowed=ts.get(col))
@@ -120,6 +142,10 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
     return cols
 
 
+@validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
+                  "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
+                  "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
+                  "pseudonymize": NAMES})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
@@ -145,6 +171,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         changes=changes)
 
 
+@validate_params({"replace": bool})
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
                 replace: bool = False) -> BinReport:
     """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
@@ -154,6 +181,8 @@ def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], ou
         return binning.bin_table(engine, table, specs, out, replace=replace)
 
 
+@validate_params({"qi": Names(), "folds": Interval(int, 2, None), "seed": SEED, "classifiers": NAMES,
+                  "alpha": Interval(float, 0, None, closed="neither", label="alpha (the Laplace pseudo count)")})
 def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: Sequence[str] | str,
                          class_column: str, *, key: str | None = None, folds: int = 10, seed: int = 0,
                          classifiers: Sequence[str] | str | None = None, alpha: float = 1.0,
@@ -169,6 +198,7 @@ def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: S
                                       classifiers=_evaluate_job.CLASSIFIERS if classifiers is None else classifiers)
 
 
+@validate_params({"attrs": Names(), "precedence": NAMES, "counts": bool})
 def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, *,
               precedence: Sequence[str] | str | None = None, counts: bool = False) -> ViewsReport:
     """The NBC-enabling views (P_c, N^i_{t,c}) in one SQL scan and Corollary 4's smallest rho."""
@@ -178,6 +208,7 @@ def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
         return _nbc_job.run_views(engine, table, class_column, attrs, precedence=precedence, counts=counts)
 
 
+@validate_params({"attrs": Names(), "rho": Ratio(), "precedence": NAMES})
 def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object, *,
               precedence: Sequence[str] | str | None = None) -> CheckReport:
     """Do the raw views already satisfy condition (10) for rho (Corollary 4)? `ok` says."""
@@ -187,6 +218,11 @@ def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
         return _nbc_job.run_check(engine, table, class_column, attrs, rho, precedence=precedence)
 
 
+@validate_params({"attrs": Names(), "rho": [Ratio(), None], "r": [Ratio(), None], "precedence": NAMES,
+                  "replace": bool, "synthetic": bool, "emit_sql": EMIT_SQL, "execute": bool,
+                  "root": StrOptions(lazy(".nbc.transform", "ROOTS"), label="root"),
+                  "prior": [Parsed(lazy_parser(".nbc.job", "prior_weights"), label="--prior",
+                                   bad=["50K", "50K=0", "50K=x"], kinds=(str, dict)), None]})
 def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object = None,
                 out: str = "", *, precedence: Sequence[str] | str | None = None, replace: bool = False,
                 prior: str | dict | None = None, r: object = None, synthetic: bool = False,
@@ -199,13 +235,13 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
     `root="least"` (least distortion) uses the least root exponent that still meets rho."""
     from .nbc import job as _nbc_job
 
-    validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
         return _nbc_job.run_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
                                     replace=replace, prior=prior, r=r, synthetic=synthetic, emit_sql=emit_sql,
                                     execute=execute, root=root, progress=progress)
 
 
+@validate_params({"attrs": Names(), "precedence": NAMES})
 def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,
                precedence: Sequence[str] | str | None = None) -> VerifyReport:
     """Definition 2: does the NBC of the published tables rank classes exactly like the table's? `ok` says."""
@@ -215,6 +251,7 @@ def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[
         return _nbc_job.run_verify(engine, table, class_column, attrs, published, precedence=precedence)
 
 
+@validate_params({"attrs": Names(), "precedence": NAMES})
 def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, known: str | dict, *,
                published: str | None = None, precedence: Sequence[str] | str | None = None) -> BreachReport:
     """Tiny tables: the attacker's prior and posterior over all worlds consistent with the views."""
@@ -225,6 +262,10 @@ def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[
                                    precedence=precedence)
 
 
+@validate_params({"method": StrOptions(lazy(".protect", "METHODS"), label="method"), "rows": NAMES, "attrs": NAMES,
+                  "top_k": [Interval(int, 2, None), None], "seed": SEED, "in_place": bool, "replace": bool,
+                  "delete_rows": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES, "pseudonymize": NAMES,
+                  "show_values": bool, "qi": NAMES, "k": [K, None], "taxonomies": [TAXONOMIES, None]})
 def protect_table(db: str | Engine, table: str, key: str, *, method: str = "dropp", target: str | None = None,
             rows: Sequence[str] | str | None = None, cells: Sequence[tuple[str, str]] | str | None = None,
             attrs: Sequence[str] | str | None = None, top_k: int | None = None, seed: int = 0,
@@ -264,6 +305,7 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     return report
 
 
+@validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
 def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column: str | None = None,
              key: str | None = None, replace: bool = False, emit_sql: str | None = None,
              execute: bool = True) -> BinarizeReport:
@@ -273,13 +315,16 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
     from .features import spec as _features_spec
 
     validate.dry_run(execute, emit_sql)
-    validate.output_file(emit_sql, "--emit-sql")
     rules = _features_spec.parse_spec(read_text(spec, "spec file"), spec)
     with _open(db) as engine:
         return _features_job.binarize(engine, table, rules, out, keep=[c for c in (key, class_column) if c],
                                       replace=replace, emit_sql=emit_sql, execute=execute)
 
 
+@validate_params({"k": K, "method": StrOptions(lazy(".features", "METHODS"), label="method"),
+                  "privacy": StrOptions(lazy(".features", "PRIVACY"), label="privacy model"),
+                  "mode": StrOptions(lazy(".features", "MODES"), label="mode"), "top_r": Interval(int, 1, None),
+                  "attrs": NAMES, "view": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
 def select_features(db: str | Engine, table: str, class_column: str, k: int, *, method: str = "distcnt",
                     privacy: str = "ac", mode: str = "stop", top_r: int = 20, key: str | None = None,
                     attrs: Sequence[str] | str | None = None, items: str | None = None,
@@ -291,18 +336,11 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
     `view`, which a later change of the base table voids: warned) re-checked by SQL to have
     AC >= k. `items` names a long (key, item) table whose rows' class is in `table`.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
-    from . import features as _features
     from .features import job as _features_job
 
-    k = validate.k(k)
-    validate.choice("method", method, _features.METHODS)
-    validate.choice("privacy model", privacy, _features.PRIVACY)
-    validate.choice("mode", mode, _features.MODES)
-    validate.integer(top_r, "top_r", minimum=1)
     if method == "maximal" and privacy != "ac":
         raise AnonsqlError("--method maximal mines k-AC feature sets (Lemma 3); --privacy kanon does not apply")
     validate.dry_run(execute, emit_sql)
-    validate.output_file(emit_sql, "--emit-sql")
     opts: dict[str, Any] = dict(attrs=validate.names(attrs), method=method, privacy=privacy, mode=mode, top_r=top_r,
                 replace=replace, emit_sql=emit_sql, execute=execute, progress=progress)
     with _open(db) as engine:
@@ -319,6 +357,7 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
                                              materialize=not view, **opts)
 
 
+@validate_params({"attrs": NAMES})
 def containment(db: str | Engine, table: str, *, class_column: str | None = None, key: str | None = None,
                 attrs: Sequence[str] | str | None = None) -> AcReport:
     """AC(D) of a 0/1 table (Zhang et al. Def. 6), its k-anonymity, and DistCnt/HamDist with a class."""
@@ -329,6 +368,7 @@ def containment(db: str | Engine, table: str, *, class_column: str | None = None
 
 
 
+@validate_params({"replace": bool})
 def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None, table: str | None = None,
                   replace: bool = False) -> TaxonomyReport:
     """Validate a taxonomy (a TOML/JSON file, or a table with value and parent columns) and
@@ -347,6 +387,15 @@ def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
         return _protect.show_taxonomy(engine, name)
 
 
+@validate_params({"dims": NAMES, "margins": StrOptions(lazy(".tables", "MARGINS"), label="margins"),
+                  "min_count": Interval(int, 0, None), "zero_unsafe": bool, "dominance": [validate.Dominance(), None],
+                  "p_percent": [Interval(float, 0, None, closed="neither"), None],
+                  "protection": Interval(float, 0, None, label="protection (percent of the cell value)"),
+                  "replace": bool, "bounds": bool, "emit_sql": EMIT_SQL, "execute": bool, "hierarchy": HIERARCHY,
+                  "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
+                             None],
+                  "publish": [Parsed(lazy_parser(".tables", "parse_cells"), label="--publish", bad=["region"]), list,
+                              tuple, None]})
 def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
                tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
                measure: str | None = None, contributor: str | None = None, min_count: int = 3,
@@ -382,6 +431,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                                         emit_sql=emit_sql, execute=execute, progress=progress)
 
 
+@validate_params({"hierarchy": HIERARCHY})
 def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
     """Re-run the attacker's LP on a table published by `safe_table`, from its rows alone (and the
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import anonsql
 from anonsql import catalog, sql
 from anonsql.cli import main
 from anonsql.data import datasets
@@ -696,14 +697,22 @@ def test_key_found_or_not(engine, make_table, pair):
     assert r.key == "id2"
 
 
+@pytest.mark.parametrize(("kw", "match"), [
+    (dict(folds=1), r"folds must be an integer >= 2, got 1"),
+    (dict(folds=True), r"folds must be an integer >= 2, got True"),
+    (dict(seed=1.5), r"seed must be an integer"),
+    (dict(alpha=0), r"alpha .* must be a finite number > 0"),
+])
+def test_bad_values_are_refused_where_the_api_receives_them(engine, pair, kw, match):
+    args = dict(qi=["a", "b"], class_column="cls", key="id", folds=2)
+    with pytest.raises(AnonsqlError, match=match):
+        anonsql.evaluate_classifiers(engine, "orig", "anon", **{**args, **kw})
+
+
 def test_bad_parameters(engine, pair):
     orig, anon = pair
-    _fails(engine, orig, anon, r"folds must be an integer >= 2, got 1", folds=1)
-    _fails(engine, orig, anon, r"folds must be an integer >= 2, got True", folds=True)
     _fails(engine, orig, anon, r"folds \(6\) exceeds the rows of the smallest class \('n': 5\); use --folds 5",
            folds=6)
-    _fails(engine, orig, anon, r"seed must be an integer", seed=1.5)
-    _fails(engine, orig, anon, r"alpha .* must be a finite number > 0", alpha=0)
     _fails(engine, orig, anon, r"unknown classifier 'svm'; choose one of nb, tree", classifiers="nb,svm")
     _fails(engine, orig, anon, r"no quasi-identifier columns", qi=[])
     _fails(engine, orig, anon, r"key column 'a' must not be a quasi-identifier", key="a")

@@ -86,9 +86,7 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
     see anonsql.evaluate.tree). `seed` picks the folds (and the tree's random_state).
     Reads only; nothing is written to the database.
     """
-    folds = validate.integer(folds, "folds", minimum=2)
-    seed = validate.seed(seed)
-    alpha = validate.number(alpha, "alpha (the Laplace pseudo count)", above=0)
+    alpha = float(alpha)  # folds, seed and alpha were checked where the API received them
     chosen = _classifiers(classifiers)
     if "tree" in chosen:
         tree.require_sklearn()

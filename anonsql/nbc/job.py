@@ -24,7 +24,7 @@ from . import equivalence as eq
 from .breach import breach
 from .est import achieved_r, est
 from .stats import Views
-from .transform import ROOTS, publish_safe
+from .transform import publish_safe
 from .transform import validate as validate_views
 from .views import Viewset, amplification, is_safe, k_sind, smallest_rho
 
@@ -178,19 +178,9 @@ class BreachReport(Report):
 
 # ---- input ----
 
-def parse_ratio(value: Any, name: str) -> Fraction:
-    """rho or r as an exact rational > 1 ('2', '1.3', 2.0, Fraction(3, 2))."""
-    try:
-        x = value if isinstance(value, Fraction) else Fraction(str(value).strip())
-    except (ValueError, ZeroDivisionError):
-        raise AnonsqlError(f"{name} must be a number > 1, got {value!r}") from None
-    if x <= 1:
-        raise AnonsqlError(f"{name} must be > 1 (1 would forbid any change of belief), got {value}")
-    return x
-
-
-def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction]:
-    """The prior F as 'label=weight,...' (weights > 0, any scale; labels as the views print them)."""
+def prior_weights(text: str | dict[str, Any]) -> dict[str, Fraction]:
+    """The prior F as 'label=weight,...' (weights > 0, any scale; labels as the views print them),
+    by label. Read without the table, so the API checks it where it receives it (validate_params)."""
     if isinstance(text, dict):
         pairs = {str(k): v for k, v in text.items()}
     else:
@@ -198,18 +188,24 @@ def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction
         if not items or any("=" not in i for i in items):
             raise AnonsqlError(f"--prior must be class=weight[,class=weight...], got {text!r}")
         pairs = dict(i.rsplit("=", 1) for i in items)
-    if sorted(pairs) != sorted(classes):
-        raise AnonsqlError(f"--prior must give every class exactly once: classes are {', '.join(classes)}")
-    weights = []
-    for c in classes:
+    weights = {}
+    for c, raw in pairs.items():
         try:
-            w = Fraction(str(pairs[c]).strip())
+            w = Fraction(str(raw).strip())
         except (ValueError, ZeroDivisionError):
-            raise AnonsqlError(f"--prior weight of {c!r} is not a number: {pairs[c]!r}") from None
+            raise AnonsqlError(f"--prior weight of {c!r} is not a number: {raw!r}") from None
         if w <= 0:
-            raise AnonsqlError(f"--prior weight of {c!r} must be > 0, got {pairs[c]}")
-        weights.append(w)
+            raise AnonsqlError(f"--prior weight of {c!r} must be > 0, got {raw}")
+        weights[c] = w
     return weights
+
+
+def parse_prior(text: str | dict[str, Any], classes: list[str]) -> list[Fraction]:
+    """The prior's weights in the order of `classes`: the table's classes, each exactly once."""
+    weights = prior_weights(text)
+    if sorted(weights) != sorted(classes):
+        raise AnonsqlError(f"--prior must give every class exactly once: classes are {', '.join(classes)}")
+    return [weights[c] for c in classes]
 
 
 def parse_known(text: str | dict[str, Any], attrs: Sequence[str]) -> dict[int, str]:
@@ -283,7 +279,7 @@ def run_check(engine: Engine, table: str, class_column: str, attrs: Attrs, rho: 
               precedence: Precedence = None) -> CheckReport:
     """Are the raw views already safe for rho? Condition (10), decided exactly on the counts of
     sql/common/attr_class_counts.sql; a failing check is a result (exit 1), not an error."""
-    ratio = parse_ratio(rho, "rho")
+    ratio = validate.ratio(rho, "rho")
     tab, v = _prepare(engine, table, class_column, attrs, precedence)
     least = smallest_rho(v.view)
     report = CheckReport(table=str(tab), rho=float(ratio), smallest_rho=_float(least),
@@ -300,10 +296,10 @@ def _method(rho: Any, r: Any, prior: Any) -> Fraction:
             raise AnonsqlError("--r (r-closeness) needs --prior")
         if rho is None:
             raise AnonsqlError("give --rho (SafetyTransform) or --prior with --r (EST)")
-        return parse_ratio(rho, "rho")
+        return validate.ratio(rho, "rho")
     if rho is not None:
         raise AnonsqlError("give --rho (SafetyTransform) or --prior with --r (EST), not both")
-    return parse_ratio(r, "r")
+    return validate.ratio(r, "r")
 
 
 def _transform(report: PublishReport, v: Views, rho: Fraction, prior: list[Fraction] | None) -> tuple[Viewset,
@@ -339,7 +335,6 @@ def run_publish(engine: Engine, table: str, class_column: str, attrs: Attrs, rho
     Figure 4 bound is the default)."""
     say = progress or silent
     ratio = _method(rho, r, prior)
-    validate.choice("root", root, ROOTS)
     if not out or not str(out).strip():
         raise AnonsqlError("--out is required: the published tables are <out>_class and <out>_attr")
     validate.dry_run(execute, emit_sql)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..engine import Engine, opened
 from ..errors import AnonsqlError
 from ..report import Progress
+from ..validate import validate_params
 from . import job
 from .plan import PlanReport, make_plan
 from .spec import Spec, load
@@ -32,6 +33,7 @@ def release_plan(spec: str | Path, db: str | Engine | None = None) -> PlanReport
         return make_plan(engine, parsed)
 
 
+@validate_params({"replace": bool})
 def release_run(spec: str | Path, db: str | Engine | None = None, *, replace: bool = False,
                 progress: Progress | None = None) -> job.ReleaseReport:
     """Run every step and prove every gate of the release `spec` in one transaction (all or
