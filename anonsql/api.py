@@ -377,7 +377,8 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                hierarchy: Mapping[str, str] | str | None = None,
                publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
                bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
-               progress: Callable[[str], None] | None = None) -> TablesReport:
+               progress: Callable[[str], None] | None = None, allow_empty_secondaries: bool = False,
+               structural_zeros: str | Sequence[Mapping[str, str]] | None = None) -> TablesReport:
     """Publish a safe aggregate table of `table`: counts (or sums of `measure`) by `dims` with their
     margins (`cube`, `rollup` or `none`), or the linked `tables` ('a*b,c*b') protected together.
     `hierarchy` ('dim=taxonomy,...') gives a dimension the totals of a stored taxonomy: every
@@ -388,11 +389,13 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     enough secondary cells that the attacker's LP recomputes none of them (interval width > 0,
     or +-`protection` percent of the value). The cells of `publish` ('d=v,e=w; d=v', a dimension
     left out is its total) are forced: always published (status z), never a secondary; if a
-    primary cannot be protected without them, an error. Writes `out` (default <table>_tables: labels,
-    grouping_id, level, value NULL when suppressed, status s/u/x/z, the bounds with `bounds`) and the
-    private <out>_audit (true values, reasons), checked by SQL recounts and an LP built from the
-    published table alone, in one transaction. `emit_sql` also writes the run as a script;
-    `execute=False` only writes it.
+    primary cannot be protected without them, an error. `structural_zeros` (the same syntax) are
+    cells known to be empty: published as 0, never hidden. An empty cell is never a secondary
+    unless `allow_empty_secondaries`. Writes `out` (default <table>_tables: labels, grouping_id,
+    level, value NULL when suppressed, status 'published' or 'suppressed', the bounds with
+    `bounds`) and the private <out>_private_audit (true values, statuses, reasons), checked by SQL
+    recounts and an LP built from the published table alone, in one transaction. `emit_sql` also
+    writes the run as a script; `execute=False` only writes it.
     """
     from .tables import MARGINS, Protection, Rules, Spec, parse_assignment, parse_cells, parse_tables
 
@@ -405,6 +408,8 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     validate.dry_run(execute, emit_sql)
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
     forced = parse_cells(publish) if isinstance(publish, str) else [dict(c) for c in publish or []]
+    zeros = parse_cells(structural_zeros, "--structural-zeros") if isinstance(structural_zeros, str) else \
+        [dict(c) for c in structural_zeros or []]
     if (dims is None or not validate.names(dims)) == (tables is None):
         raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
     groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
@@ -424,10 +429,11 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
         trees = {tab.column(d).name: t for d, t in trees.items()}
         if not set(trees) <= set(names):
             raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
-        forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
+        forced, zeros = ([{tab.column(d).name: v for d, v in c.items()} for c in cells] for cells in (forced, zeros))
         validate.rows(engine, tab)
         spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
-                    Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
+                    Rules(min_count, zero_unsafe, dom, p_percent),
+                    Protection(level, allow_empty=bool(allow_empty_secondaries)), trees, forced, zeros)
         return _tables_job.run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql,
                                execute=execute, progress=progress)
 
@@ -450,7 +456,8 @@ def _dominance(text: str | tuple[int, float] | None) -> tuple[int, float] | None
 def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
     """Re-run the attacker's LP on a table published by `safe_table`, from its rows alone (and the
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`
-    says no primary (u) cell can be recomputed exactly."""
+    says no primary cell (by <published>_private_audit when it exists, else every suppressed
+    cell) can be recomputed exactly."""
     from .tables import parse_assignment
 
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy

@@ -1,7 +1,9 @@
 """The attacker's LP: how tightly do the published cells bound a suppressed one?
 
-Unknowns are the finest cells not published (x >= 0); every published total gives one
-equation, its value minus its published members. The bounds of a cell are the minimum and
+Unknowns are the finest cells not published (x >= 0; a hidden cell of the table >= `floor`,
+what the attacker knows from the policy: see protection.Protection); every published total
+gives one equation, its value minus its published members, every hidden total one inequality
+(>= `floor`). The bounds of a cell are the minimum and
 maximum of its unknown members' sum (plus its published members). One persistent HiGHS model
 serves the whole run: suppressing a cell frees its row (and, for a finest cell, adds its
 column), and only the objective changes between solves, so each solve starts warm. The rows
@@ -63,8 +65,10 @@ class Bounds:
 class Attacker:
     """The attacker's LP over a table whose `suppressed` cells are hidden (see module docstring)."""
 
-    def __init__(self, members: sp.csr_matrix, finest_cell: np.ndarray, value: np.ndarray, suppressed: np.ndarray):
+    def __init__(self, members: sp.csr_matrix, finest_cell: np.ndarray, value: np.ndarray, suppressed: np.ndarray,
+                 floor: float = 0.0):
         self._hs = load_highs()
+        self.floor = floor
         self.members = members
         self.holders = members.T.tocsr()  # finest cell -> cells containing it
         self.finest_cell = finest_cell
@@ -88,15 +92,22 @@ class Attacker:
         a = members[rows][:, np.flatnonzero(free)].tocsc()
         lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
         lp.col_cost_ = np.zeros(a.shape[1])
-        lp.col_lower_, lp.col_upper_ = np.zeros(a.shape[1]), np.full(a.shape[1], inf)
+        lp.col_lower_ = np.where(finest_cell[free] >= 0, floor, 0.0)
+        lp.col_upper_ = np.full(a.shape[1], inf)
         hidden = self.suppressed[rows]
-        lp.row_lower_ = np.where(hidden, -inf, self.rhs[rows])
+        lp.row_lower_ = np.where(hidden, self._hidden_lower(rows), self.rhs[rows])
         lp.row_upper_ = np.where(hidden, inf, self.rhs[rows])
         lp.a_matrix_.format_ = self._hs.MatrixFormat.kColwise
         lp.a_matrix_.start_, lp.a_matrix_.index_ = a.indptr, a.indices
         lp.a_matrix_.value_ = np.ones(a.nnz)
         self.h.passModel(lp)
         self._objective = np.zeros(0, np.int64)
+
+    def _hidden_lower(self, cells: np.ndarray | int) -> Any:
+        """The lower end of a hidden total's row: >= floor, less its published members (-inf without a floor)."""
+        if not self.floor:
+            return np.full(np.shape(cells), -self._hs.kHighsInf) if np.ndim(cells) else -self._hs.kHighsInf
+        return self.floor - (self.value[cells] - self.rhs[cells])
 
     def _free(self) -> np.ndarray:
         """Finest cells the attacker does not see: not a cell of their own, or a suppressed one."""
@@ -107,8 +118,8 @@ class Attacker:
         """Hide one more cell: its equation goes; a finest cell becomes an unknown."""
         inf = self._hs.kHighsInf
         self.suppressed[cell] = True
-        if self.row_of[cell] >= 0:
-            self.h.changeRowBounds(int(self.row_of[cell]), -inf, inf)
+        if self.row_of[cell] >= 0 and not self.inner[cell]:
+            self.h.changeRowBounds(int(self.row_of[cell]), self._hidden_lower(cell), inf)
         if not self.inner[cell]:
             return
         finest = int(self.members.indices[self.members.indptr[cell]])
@@ -121,13 +132,14 @@ class Attacker:
             if self.row_of[c] < 0:
                 self.row_of[c] = len(self.cell_of_row)
                 self.cell_of_row.append(int(c))
-                self.h.addRow(-inf if hidden else self.rhs[c], inf if hidden else self.rhs[c], 0,
+                self.h.addRow(self._hidden_lower(c) if hidden else self.rhs[c], inf if hidden else self.rhs[c], 0,
                               np.zeros(0, np.int32), np.zeros(0))
-            elif not hidden:
-                self.h.changeRowBounds(int(self.row_of[c]), self.rhs[c], self.rhs[c])
+            else:
+                self.h.changeRowBounds(int(self.row_of[c]), self._hidden_lower(c) if hidden else self.rhs[c],
+                                       inf if hidden else self.rhs[c])
         rows = self.row_of[holders].astype(np.int32)
         self.col_of[finest] = self.h.getNumCol()
-        self.h.addCol(0.0, 0.0, inf, len(rows), rows, np.ones(len(rows)))
+        self.h.addCol(0.0, self.floor, inf, len(rows), rows, np.ones(len(rows)))
 
     def bounds(self, cell: int) -> Bounds:
         """The attacker's min and max of `cell` given everything published."""
