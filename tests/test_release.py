@@ -59,7 +59,7 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert manifest["anonsql"] == anonsql.__version__ and len(manifest["spec"]["sha256"]) == 64
     assert all(g["passed"] and g["query"].startswith("sql/") and g["sql"] for g in manifest["gates"])
     assert set(manifest["outputs"]) == {"adult_binned", "adult_k10", "adult_nbc_class", "adult_nbc_attr",
-                                        "adult_sex_race", "adult_sex_race_audit"}
+                                        "adult_sex_race", "adult_sex_race_private_audit"}
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
     script = (out / "release.sql").read_text()
     assert script.count("BEGIN;") == 1 and script.count("COMMIT;") == 1 and "-- ===== step 4: tables" in script

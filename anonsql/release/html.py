@@ -138,7 +138,7 @@ def page(report: ReleaseReport, spec: Spec) -> str:
          "<br>".join(f"{report.outputs[o]['rows']:,}" for o in s.outputs),
          "<br>".join(f"<code>{report.outputs[o]['digest'][:12]}</code>" for o in s.outputs)] for s in plan.steps],
         "published"))
-    h.append(f"<p>{_def('fingerprint')} Tables ending in _changes or _audit hold ORIGINAL values: private.</p>")
+    h.append(f"<p>{_def('fingerprint')} Tables ending in _changes or _private_audit hold ORIGINAL values: private.</p>")
     h.append("<h2>Step checks</h2>")
     h.append(_table(["check", "result", "proved by"], [
         [escape(c.name), '<span class="pass">holds</span>' if c.passed else '<span class="fail">FAILS</span>',

@@ -59,7 +59,7 @@ def outputs(step: Step) -> list[str]:
     if step.kind == "nbc":
         return [f"{step.out}_class", f"{step.out}_attr"] + ([f"{step.out}_rows"] if step.options.get("synthetic")
                                                              else [])
-    private = {"protect": "_changes", "tables": "_audit"}.get(step.kind)
+    private = {"protect": "_changes", "tables": "_private_audit"}.get(step.kind)
     return [step.out] + ([step.out + private] if private else [])
 
 
