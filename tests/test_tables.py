@@ -111,7 +111,7 @@ def test_job_publishes_the_rectangle_and_checks_it(db, engine):
     assert {k for k, (v, s) in rows.items() if s == "suppressed"} == {("r0", "s0"), ("r0", "s1"), ("r1", "s0"),
                                                                       ("r1", "s1")}
     audit = {(a, b): (v, s, why, detail)
-             for a, b, _g, _level, v, _n, s, why, detail, _lo, _hi in table_rows(engine, "pub_private_audit")}
+             for a, b, _g, _level, v, _n, s, why, detail, *_ in table_rows(engine, "pub_private_audit")}
     assert audit[("r0", "s0")] == (2, "u", "frequency", "frequency 2 < 3")
     assert audit[("r1", "s1")][1:3] == ("x", "secondary") and audit[("r1", "s1")][3].startswith("secondary")
     assert r.reasons == {"frequency": 1, "secondary": 3}
@@ -145,7 +145,7 @@ def test_magnitude_table_dominance_and_p_percent(db, engine):
     r = anonsql.safe_table(db, "firms", "region,sector", measure="turnover", contributor="firm", min_count=1,
                            dominance="1,80", p_percent=10, out="pub")
     assert r.ok and r.statuses["u"] >= 1
-    audit = {(a, b): (s, why) for a, b, _g, _level, _v, _n, s, why, _d, _lo, _hi in table_rows(engine,
+    audit = {(a, b): (s, why) for a, b, _g, _level, _v, _n, s, why, *_ in table_rows(engine,
                                                                                                 "pub_private_audit")}
     assert audit[("a", "x")] == ("u", "1-dominance")
 
@@ -308,7 +308,7 @@ def test_forced_cells_are_published_and_never_secondaries(db, engine, tmp_path):
     rows = {(a, b): (v, s) for a, b, _g, _l, v, s, _lo, _hi in table_rows(engine, "pub")}
     assert rows[("de", "a")] == (30, "published") and rows[("World", "Total")] == (122, "published")
     assert rows[("fr", "a")] == (None, "suppressed") and anonsql.audit_table(db, "pub", "region=regions").ok
-    audit = {(a, b): why for a, b, _g, _l, _v, _n, s, why, _d, _lo, _hi in table_rows(engine, "pub_private_audit")
+    audit = {(a, b): why for a, b, _g, _l, _v, _n, s, why, *_ in table_rows(engine, "pub_private_audit")
              if s == "z"}
     assert audit == {("de", "a"): "forced", ("World", "Total"): "forced"}
     code = main(["tables", "--db", db, "--table", "firms", "--dims", "region,sector", "--out", "pub2", "--quiet",
@@ -499,3 +499,15 @@ def test_counts_are_exact_integers(db, engine):
     for name in ("pub", "pub_private_audit"):
         assert catalog.get_table(engine, name).column("value").kind == "integer"
     assert all(isinstance(row[4], int) for row in table_rows(engine, "pub") if row[4] is not None)
+
+
+def test_the_private_audit_reports_the_lp_and_the_whole_number_intervals(db, engine):
+    write_frame(engine, _frequency_rows(RECT), "firms")
+    r = anonsql.safe_table(db, "firms", "region,sector", out="pub")
+    assert r.ok and r.integer_exposed == 0
+    columns = catalog.get_table(engine, "pub_private_audit").column_names
+    audit = [dict(zip(columns, row)) for row in table_rows(engine, "pub_private_audit")]
+    (p,) = [a for a in audit if a["status"] == "u"]
+    assert p["lp_lower"] <= p["lower"] < p["upper"] <= p["lp_upper"]
+    assert float(p["lower"]).is_integer() and float(p["upper"]).is_integer() and p["lower"] >= 1  # hidden: >= 1
+    assert all(a["lp_lower"] is None for a in audit if a["status"] != "u")

@@ -54,12 +54,16 @@ def new_model(hs: Any) -> Any:
 
 @dataclass
 class Bounds:
-    """The attacker's interval of one cell and the published totals (non-zero duals) behind each end."""
+    """The attacker's interval of one cell and the published totals (non-zero duals) behind each end;
+    `fractional`: whether the LP's optimum at each end is not whole (only then can the whole
+    numbers' end lie inside it); `lp`: the LP's interval when the ends are the whole numbers'."""
 
     lower: float
     upper: float
     pin_lower: np.ndarray
     pin_upper: np.ndarray
+    fractional: tuple[bool, bool] = (False, False)
+    lp: tuple[float, float] | None = None
 
 
 class Attacker:
@@ -158,12 +162,39 @@ class Attacker:
             self.h.run()
             status = self.h.getModelStatus()
             if status in (self._hs.HighsModelStatus.kUnbounded, self._hs.HighsModelStatus.kUnboundedOrInfeasible):
-                ends.append((np.inf, np.zeros(0, np.int64)))
+                ends.append((np.inf, np.zeros(0, np.int64), False))
                 continue
             if status != self._hs.HighsModelStatus.kOptimal:
                 raise AnonsqlError(f"the attacker's LP failed: {self.h.modelStatusToString(status)}")
-            duals = np.asarray(self.h.getSolution().row_dual)
+            solution = self.h.getSolution()
+            duals = np.asarray(solution.row_dual)
             pinning = np.asarray(self.cell_of_row, np.int64)[np.abs(duals) > 1e-9]
             pinning = pinning[~self.suppressed[pinning]]
-            ends.append((known + self.h.getInfo().objective_function_value, pinning))
-        return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1])
+            x = np.asarray(solution.col_value)
+            ends.append((known + self.h.getInfo().objective_function_value, pinning,
+                         bool((np.abs(x - np.round(x)) > 1e-6).any())))
+        return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1], (ends[0][2], ends[1][2]))
+
+    def whole(self, cell: int, b: Bounds) -> Bounds:
+        """The interval over whole numbers (counts): each end the LP found at a fractional optimum is
+        solved again as a MILP (HiGHS branch and bound; a whole optimum is already the integer
+        end). The LP's ends stay in `lp`, its certificates in the pins: a repair breaks those."""
+        if not any(b.fractional):
+            return Bounds(b.lower, b.upper, b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))
+        n = self.h.getNumCol()
+        idx = np.arange(n, dtype=np.int32)
+        self.h.changeColsIntegrality(n, idx, np.full(n, self._hs.HighsVarType.kInteger))
+        ends = [b.lower, b.upper]
+        try:
+            for k, sense in enumerate((self._hs.ObjSense.kMinimize, self._hs.ObjSense.kMaximize)):
+                if not b.fractional[k]:
+                    continue
+                self.h.changeObjectiveSense(sense)
+                self.h.run()
+                status = self.h.getModelStatus()
+                if status != self._hs.HighsModelStatus.kOptimal:
+                    raise AnonsqlError(f"the attacker's integer program failed: {self.h.modelStatusToString(status)}")
+                ends[k] = float(self.value[cell] - self.rhs[cell]) + self.h.getInfo().objective_function_value
+        finally:
+            self.h.changeColsIntegrality(n, idx, np.full(n, self._hs.HighsVarType.kContinuous))
+        return Bounds(ends[0], ends[1], b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))

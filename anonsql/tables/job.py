@@ -60,6 +60,7 @@ class TablesReport(Report):
     linear_secondaries: int = 0
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
+    integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
 
@@ -81,7 +82,8 @@ class TablesReport(Report):
             f"  primaries pinned with primary suppression alone {self.pinned_primary_only:,} (exposed "
             f"{self.exposed_primary_only:,}); secondaries "
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
-            f"secondaries from the attacker's LP {self.lp_secondaries:,}{width}",
+            f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
+            f"{self.integer_exposed:,}){width}",
         ]
 
 
@@ -155,7 +157,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     total = float(grid.value.sum())
     report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
-    report.exposed_primary_only = outcome.exposed_primary_only
+    report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
     say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
         f"({report.seconds['secondary']:.2f} s)")
@@ -181,7 +183,8 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
             truth = verify.published(engine, report, source, written, spec)
             keys = {c: (tuple(labels[j][k] for j, k in enumerate(grid.codes[c])), int(grid.grouping_id[c]))
                     for c in np.flatnonzero(outcome.status == "u")}
-            result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor)
+            result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor,
+                                   protection.integer)
             report.smallest_width = verify.protection(report, result, truth, protection,
                                                       {key: float(levels[c]) for c, key in keys.items()})
         if not report.ok:

@@ -27,7 +27,7 @@ from .cells import Grid
 from .suppress import Outcome
 
 PUBLISHED = ["grouping_id", "level", "value", "status", "lower", "upper"]
-AUDIT = ["grouping_id", "level", "value", "n", "status", "reason", "detail", "lower", "upper"]
+AUDIT = ["grouping_id", "level", "value", "n", "status", "reason", "detail", "lower", "upper", "lp_lower", "lp_upper"]
 #: The status a published row shows, by the private status (s safe, z forced; u primary, x secondary).
 SHOWN = {"s": "published", "z": "published", "u": "suppressed", "x": "suppressed"}
 
@@ -104,7 +104,8 @@ def publication(grid: Grid, labels: Sequence[Sequence[Any]], outcome: Outcome, r
         head = [*names, int(gid[c]), int(grid.level[c])]
         published.append([*head, value if status in "sz" else None, SHOWN[status],
                           lo if bounds else None, hi if bounds else None])
-        audited.append([*head, value, int(grid.freq[c]), status, rules[c], outcome.reason[c], lo, hi])
+        audited.append([*head, value, int(grid.freq[c]), status, rules[c], outcome.reason[c], lo, hi,
+                        _plain(outcome.lp_lower[c]), _plain(outcome.lp_upper[c])])
     return Publication(list(dims), out, audit, published, audited, integer)
 
 

@@ -4,8 +4,10 @@
    (linear.certificates), suppress the corners of its cheapest hypercube (one table with all
    margins, `cube`) or else the cheapest published cell of its certificate.
 2. LP stage: the attacker's min and max of each primary cell (attack.Attacker, one persistent
-   HiGHS model) must meet the protection; if not, suppress its cheapest hypercube (`cube`) or
-   else the cheapest published cell that pins the failing bound, and re-audit that cell.
+   HiGHS model), for counts then over whole numbers (rounded inward, and a MILP at an end where
+   the LP's optimum is fractional: Attacker.whole), must meet the protection; if not, suppress
+   its cheapest hypercube (`cube`) or else the cheapest published cell that pins the failing
+   bound (by the LP's certificate), and re-audit that cell.
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
@@ -48,13 +50,16 @@ class Outcome:
 
     status: np.ndarray
     reason: list[str]
-    lower: np.ndarray
+    lower: np.ndarray  # over whole numbers for counts
     upper: np.ndarray
+    lp_lower: np.ndarray  # the LP's (reals), of each primary
+    lp_upper: np.ndarray
     pinned_primary_only: int = 0  # primaries the attacker pins when only the primaries are hidden
     exposed_primary_only: int = 0  # ... or bounds short of their protection (the integer interval included)
     linear_secondaries: int = 0
     pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
     lp_secondaries: int = 0
+    integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -85,7 +90,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         status[c], why[c] = "z", why[c] if status[c] == "z" else "forced (--publish)"
     barred = (status == "z") | ((grid.value == 0) & (not protection.allow_empty))  # never a secondary
     primaries = sorted(np.flatnonzero(status == "u").tolist(), key=lambda c: rank[c])
-    out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan))
+    out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan))
 
     def fails(p: int, b: Bounds) -> tuple[bool, bool]:
         return protection.fails(grid.value[p], b.lower, b.upper, upper_level[p])
@@ -138,11 +143,21 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
     out.seconds["linear"] = time.perf_counter() - started
     say(f"  linear stage: {out.linear_secondaries} secondary cells")
 
+    def audit(p: int) -> Bounds:
+        """The attacker's bounds of `p`: the LP's, then, for counts the LP leaves protected, over whole numbers
+        (a MILP at each end where the LP's optimum is fractional); counted when only the integers expose it."""
+        b = attacker.bounds(p)
+        if not protection.integer or any(fails(p, b)):
+            return b
+        b = attacker.whole(p, b)
+        out.integer_exposed += any(fails(p, b))
+        return b
+
     started = time.perf_counter()
     for p in primaries:
         b, first = audited[p], True
-        if any(fails(p, b)):
-            b = attacker.bounds(p)  # unsafe with primary suppression alone: audit again after the linear stage
+        if any(fails(p, b)) or (protection.integer and any(b.fractional)):
+            b = audit(p)  # unsafe with primary suppression alone: audit again after the linear stage
         while any(bad := fails(p, b)):
             out.pinned_after_linear += first
             first = False
@@ -151,15 +166,16 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
             for cell in [cheapest(p, rows)] if box is None or not len(box) else box.tolist():
                 suppress(cell, "LP", p)
                 out.lp_secondaries += 1
-            b = attacker.bounds(p)
+            b = audit(p)
         out.lower[p], out.upper[p] = b.lower, b.upper
+        out.lp_lower[p], out.lp_upper[p] = b.lp or (b.lower, b.upper)
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
 
     for cell in np.flatnonzero(_hidden(status)) if bounds_all else []:
         c = int(cell)
         b = attacker.bounds(c)
-        out.lower[c], out.upper[c] = b.lower, b.upper
+        out.lower[c], out.upper[c] = protection.whole(b.lower, b.upper)  # alike for every hidden cell
     return out
 
 

@@ -62,11 +62,13 @@ class Attack:
 
 
 def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[str, str] | None = None,
-           targets: Collection[tuple[tuple[Any, ...], int]] | None = None, floor: float = 0.0) -> Attack:
+           targets: Collection[tuple[tuple[Any, ...], int]] | None = None, floor: float = 0.0,
+           integer: bool = False) -> Attack:
     """min and max of every hidden cell (of those among `targets`, by (labels, grouping id), when
     given), given only the published rows, the taxonomies of `hierarchy` (dimension -> stored
     taxonomy) and `floor`: unknowns are the finest cells not published (>= 0), each published
-    total an equation, each hidden cell an inequality (>= floor, when floor > 0)."""
+    total an equation, each hidden cell an inequality (>= floor, when floor > 0); with `integer`
+    (counts) over whole numbers: an end whose LP optimum is fractional is solved as a MILP."""
     text, params = sql.render("tables/published_cells", engine.dialect, out=out.expr, label=sql.columns(dims))
     rows = engine.fetch_all(text, params)
     n = len(dims)
@@ -101,7 +103,7 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
     result = Attack(cells=len(rows))
     hidden = [i for i, r in enumerate(rows) if np.isnan(value[i])
               and (targets is None or (tuple(r[:n]), int(r[n])) in targets)]
-    solver = _Solver(a, rhs, np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)], comp)
+    solver = _Solver(a, rhs, np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)], comp, integer)
     for i in hidden:
         mine = m.indices[m.indptr[i]:m.indptr[i + 1]]
         base = float(known[mine].sum())
@@ -157,8 +159,10 @@ class _Solver:
     """One small HiGHS model per connected part, built when a target first needs it (rows: the
     published totals' equations, then the hidden cells' inequalities, `at_least`)."""
 
-    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, comp: np.ndarray):
+    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, comp: np.ndarray,
+                 integer: bool = False):
         self.hs = load_highs()
+        self.integer = integer
         self.a, self.rhs, self.at_least, self.comp = a.tocsc(), rhs, at_least, comp
         self.models: dict[int, tuple[Any, np.ndarray]] = {}
 
@@ -190,17 +194,30 @@ class _Solver:
             h.changeColsCost(len(cols), np.arange(len(cols), dtype=np.int32), cost)
             for sense in (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize):
                 h.changeObjectiveSense(sense)
-                h.run()
-                status = h.getModelStatus()
-                if status == self.hs.HighsModelStatus.kOptimal:
-                    v = h.getInfo().objective_function_value
-                else:  # the true table is feasible, so anything else is unbounded
-                    v = np.inf
+                v = self._optimum(h)
+                if self.integer and np.isfinite(v) and _fractional(h.getSolution().col_value):
+                    kinds = self.hs.HighsVarType
+                    h.changeColsIntegrality(len(cols), np.arange(len(cols), dtype=np.int32),
+                                            np.full(len(cols), kinds.kInteger))
+                    v = self._optimum(h)
+                    h.changeColsIntegrality(len(cols), np.arange(len(cols), dtype=np.int32),
+                                            np.full(len(cols), kinds.kContinuous))
                 if sense == self.hs.ObjSense.kMinimize:
                     lo += v
                 else:
                     hi += v
         return lo, hi
+
+    def _optimum(self, h: Any) -> float:
+        """The optimum of the model as it stands (the true table is feasible: anything else is unbounded)."""
+        h.run()
+        return h.getInfo().objective_function_value if h.getModelStatus() == self.hs.HighsModelStatus.kOptimal \
+            else np.inf
+
+
+def _fractional(x: Any) -> bool:
+    x = np.asarray(x)
+    return bool((np.abs(x - np.round(x)) > 1e-6).any())
 
 
 def bindings(source: Table, out: exp.Table, spec: Spec) -> dict[str, Any]:
