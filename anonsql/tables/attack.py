@@ -52,6 +52,15 @@ def new_model(hs: Any) -> Any:
     return h
 
 
+def whole_numbers(h: Any, hs: Any, on: bool) -> None:
+    """Make every column of HiGHS model `h` integer (`on`: a MILP, solved with presolve) or
+    continuous again (the warm-started LP, without presolve)."""
+    n = h.getNumCol()
+    kind = hs.HighsVarType.kInteger if on else hs.HighsVarType.kContinuous
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, kind))
+    h.setOptionValue("presolve", "on" if on else "off")
+
+
 @dataclass
 class Bounds:
     """The attacker's interval of one cell and the published totals (non-zero duals) behind each end;
@@ -181,9 +190,7 @@ class Attacker:
         end). The LP's ends stay in `lp`, its certificates in the pins: a repair breaks those."""
         if not any(b.fractional):
             return Bounds(b.lower, b.upper, b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))
-        n = self.h.getNumCol()
-        idx = np.arange(n, dtype=np.int32)
-        self.h.changeColsIntegrality(n, idx, np.full(n, self._hs.HighsVarType.kInteger))
+        whole_numbers(self.h, self._hs, True)
         ends = [b.lower, b.upper]
         try:
             for k, sense in enumerate((self._hs.ObjSense.kMinimize, self._hs.ObjSense.kMaximize)):
@@ -196,5 +203,5 @@ class Attacker:
                     raise AnonsqlError(f"the attacker's integer program failed: {self.h.modelStatusToString(status)}")
                 ends[k] = float(self.value[cell] - self.rhs[cell]) + self.h.getInfo().objective_function_value
         finally:
-            self.h.changeColsIntegrality(n, idx, np.full(n, self._hs.HighsVarType.kContinuous))
+            whole_numbers(self.h, self._hs, False)
         return Bounds(ends[0], ends[1], b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))

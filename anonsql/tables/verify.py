@@ -28,7 +28,7 @@ from ..errors import AnonsqlError
 from ..protect.stats import read_taxonomies
 from ..protect.taxonomy import Taxonomy
 from ..report import Report
-from .attack import load_highs, new_model
+from .attack import load_highs, new_model, whole_numbers
 from .protection import Protection
 from .sparse import sp
 from .spec import Spec
@@ -95,15 +95,21 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
     slots = m.indices[m.indptr[:-1][known_cell]]
     known[slots], unknown[slots] = value[known_cell], False
     eq = np.flatnonzero(~known_cell & ~np.isnan(value))
-    ge = np.flatnonzero(np.isnan(value)) if floor else np.zeros(0, np.int64)
     cols = np.flatnonzero(unknown)
+    # >= floor: a hidden cell of one finest cell bounds its column; a hidden total, a row of its own
+    # unless one of its unknowns is so bounded already (which implies it, and the row would tie parts)
+    lowest = np.zeros(finest)
+    single = np.isnan(value) & (np.diff(m.indptr) == 1)
+    lowest[m.indices[m.indptr[:-1][single]]] = floor
+    ge = np.flatnonzero(np.isnan(value) & ~single & ((m @ (lowest >= floor).astype(float)) == 0)) if floor else \
+        np.zeros(0, np.int64)
     a = sp.vstack([m[eq][:, cols], m[ge][:, cols]]).tocsr()
     rhs = np.concatenate([value[eq] - m[eq] @ known, floor - m[ge] @ known])
     comp = _components(a)
     result = Attack(cells=len(rows))
     hidden = [i for i, r in enumerate(rows) if np.isnan(value[i])
               and (targets is None or (tuple(r[:n]), int(r[n])) in targets)]
-    solver = _Solver(a, rhs, np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)], comp, integer)
+    solver = _Solver(a, rhs, np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)], lowest[cols], comp, integer)
     for i in hidden:
         mine = m.indices[m.indptr[i]:m.indptr[i + 1]]
         base = float(known[mine].sum())
@@ -159,10 +165,10 @@ class _Solver:
     """One small HiGHS model per connected part, built when a target first needs it (rows: the
     published totals' equations, then the hidden cells' inequalities, `at_least`)."""
 
-    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, comp: np.ndarray,
-                 integer: bool = False):
+    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, lowest: np.ndarray,
+                 comp: np.ndarray, integer: bool = False):
         self.hs = load_highs()
-        self.integer = integer
+        self.integer, self.lowest = integer, lowest
         self.a, self.rhs, self.at_least, self.comp = a.tocsc(), rhs, at_least, comp
         self.models: dict[int, tuple[Any, np.ndarray]] = {}
 
@@ -174,7 +180,7 @@ class _Solver:
             sub = sub[rows].tocsc()
             lp = self.hs.HighsLp()
             lp.num_col_, lp.num_row_ = len(cols), len(rows)
-            lp.col_cost_, lp.col_lower_ = np.zeros(len(cols)), np.zeros(len(cols))
+            lp.col_cost_, lp.col_lower_ = np.zeros(len(cols)), self.lowest[cols]
             lp.col_upper_ = np.full(len(cols), self.hs.kHighsInf)
             lp.row_lower_ = self.rhs[rows]  # a published total: = rhs; a hidden cell: >= rhs
             lp.row_upper_ = np.where(self.at_least[rows], self.hs.kHighsInf, self.rhs[rows])
@@ -196,12 +202,9 @@ class _Solver:
                 h.changeObjectiveSense(sense)
                 v = self._optimum(h)
                 if self.integer and np.isfinite(v) and _fractional(h.getSolution().col_value):
-                    kinds = self.hs.HighsVarType
-                    h.changeColsIntegrality(len(cols), np.arange(len(cols), dtype=np.int32),
-                                            np.full(len(cols), kinds.kInteger))
+                    whole_numbers(h, self.hs, True)
                     v = self._optimum(h)
-                    h.changeColsIntegrality(len(cols), np.arange(len(cols), dtype=np.int32),
-                                            np.full(len(cols), kinds.kContinuous))
+                    whole_numbers(h, self.hs, False)
                 if sense == self.hs.ObjSense.kMinimize:
                     lo += v
                 else:
