@@ -184,24 +184,25 @@ class Attacker:
                          bool((np.abs(x - np.round(x)) > 1e-6).any())))
         return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1], (ends[0][2], ends[1][2]))
 
-    def whole(self, cell: int, b: Bounds) -> Bounds:
-        """The interval over whole numbers (counts): each end the LP found at a fractional optimum is
-        solved again as a MILP (HiGHS branch and bound; a whole optimum is already the integer
-        end). The LP's ends stay in `lp`, its certificates in the pins: a repair breaks those."""
-        if not any(b.fractional):
+    def whole(self, cell: int, b: Bounds, ends: tuple[bool, bool] = (True, True)) -> Bounds:
+        """The interval over whole numbers (counts): each end of `ends` the LP found at a fractional
+        optimum is solved again as a MILP (HiGHS branch and bound; a whole optimum is already the
+        integer end). The LP's ends stay in `lp`, its certificates in the pins: a repair breaks those."""
+        todo = (b.fractional[0] and ends[0], b.fractional[1] and ends[1])
+        if not any(todo):
             return Bounds(b.lower, b.upper, b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))
         whole_numbers(self.h, self._hs, True)
-        ends = [b.lower, b.upper]
+        found = [b.lower, b.upper]
         try:
             for k, sense in enumerate((self._hs.ObjSense.kMinimize, self._hs.ObjSense.kMaximize)):
-                if not b.fractional[k]:
+                if not todo[k]:
                     continue
                 self.h.changeObjectiveSense(sense)
                 self.h.run()
                 status = self.h.getModelStatus()
                 if status != self._hs.HighsModelStatus.kOptimal:
                     raise AnonsqlError(f"the attacker's integer program failed: {self.h.modelStatusToString(status)}")
-                ends[k] = float(self.value[cell] - self.rhs[cell]) + self.h.getInfo().objective_function_value
+                found[k] = float(self.value[cell] - self.rhs[cell]) + self.h.getInfo().objective_function_value
         finally:
             whole_numbers(self.h, self._hs, False)
-        return Bounds(ends[0], ends[1], b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))
+        return Bounds(found[0], found[1], b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))

@@ -149,7 +149,12 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         b = attacker.bounds(p)
         if not protection.integer or any(fails(p, b)):
             return b
-        b = attacker.whole(p, b)
+        # a fractional end needs the MILP unless the cell passes even with it moved in as far as it can go
+        # (to the true value) while the other end is exact (both fractional: both needed, as both at v pin it)
+        v, level, frac = float(grid.value[p]), float(upper_level[p]), b.fractional
+        ends = (frac[1] or any(protection.fails(v, v, b.upper, level)),
+                frac[0] or any(protection.fails(v, b.lower, v, level)))
+        b = attacker.whole(p, b, ends)
         out.integer_exposed += any(fails(p, b))
         return b
 
