@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import identifiers, validate
 from .catalog import Table, get_table
+from .data import risk
 from .engine import Engine, connect
 from .errors import AnonsqlError
 from .files import read_text
 from .kanon.model import COSTS, NEEDS_POSITIVE_ALPHA
-from .lazy import LazyModule
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
@@ -27,26 +27,6 @@ if TYPE_CHECKING:
     from .protect import ProtectReport, TaxonomyReport, TaxonomyTree
     from .release import PlanReport, ReleaseReport, ReleaseVerifyReport
     from .tables.job import AuditReport, TablesReport
-
-
-# Each job module is imported on first use: a command pays only for its own method's
-# dependencies (scipy, highspy, ...), not for every package's.
-datasets = LazyModule("anonsql.data.datasets")
-loading = LazyModule("anonsql.data.loading")
-_evaluate_job = LazyModule("anonsql.evaluate.job")
-_features = LazyModule("anonsql.features")
-_features_job = LazyModule("anonsql.features.job")
-_features_spec = LazyModule("anonsql.features.spec")
-_profile = LazyModule("anonsql.data.profile")
-_kanon_job = LazyModule("anonsql.kanon.job")
-_nbc_job = LazyModule("anonsql.nbc.job")
-_protect = LazyModule("anonsql.protect")
-_release = LazyModule("anonsql.release")
-_release_job = LazyModule("anonsql.release.job")
-_release_plan = LazyModule("anonsql.release.plan")
-_tables_job = LazyModule("anonsql.tables.job")
-binning = LazyModule("anonsql.data.binning")
-risk = LazyModule("anonsql.data.risk")
 
 
 @contextmanager
@@ -69,6 +49,8 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
     dict) overrides the types read from the values; `delimiter` (default: from the header line)
     and `encoding` (default UTF-8) describe the file. See anonsql.data.loading.
     """
+    from .data import loading
+
     fmt = loading.CsvFormat.build(na, delimiter, encoding, types)
     with _open(db, create=True) as engine:
         return loading.load_csv(engine, path, table, fmt, replace=replace)
@@ -76,6 +58,8 @@ def load_csv(db: str | Engine | Any, path: str, table: str, *, na: Sequence[str]
 
 def load_dataset(db: str | Engine, name: str, table: str | None = None, *, replace: bool = False) -> LoadReport:
     """Load a bundled data set (see anonsql.data.bundled.DATASETS) into `table` (default: its name)."""
+    from .data import datasets
+
     validate.choice("data set", name, list(datasets.DATASETS))
     with _open(db, create=True) as engine:
         return datasets.load_dataset(engine, name, table or name.replace("-", "_"), replace=replace)
@@ -86,6 +70,8 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
             risk_threshold: float = risk.RISK_THRESHOLD) -> ProfileReport:
     """Row count, per-column type/distinct/NULLs, the current k and re-identification risk over
     `qi`, l-diversity and t-closeness of each `sensitive` column, the class balance."""
+    from .data import profile as _profile
+
     threshold = validate.number(risk_threshold, "risk threshold", minimum=0)
     with _open(db) as engine:
         tab = get_table(engine, table)
@@ -93,6 +79,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
         rows = validate.rows(engine, tab)
+        engine.expect_rows(rows)
         return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, threshold)
 
 
@@ -111,7 +98,7 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         qi_cols = validate.quasi_identifiers(tab, qi)
         ls = dict(zip(_sensitive(tab, list(ls), qi_cols), ls.values()))
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
         report.risk = risk.reidentification(engine, tab, qi_cols, threshold)
         for col in dict.fromkeys([*ls, *ts]):
@@ -152,6 +139,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     cell's original value. `emit_sql` also writes the run as a reviewable script to that file
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     """
+    from .kanon import job as _kanon_job
+
     k = validate.k(k)
     cost = validate.choice("cost", cost, COSTS)
     positive = cost in NEEDS_POSITIVE_ALPHA  # eq. 10 is infinite at alpha = 0
@@ -172,6 +161,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
         if pseudo:
             identifiers.pseudonymize_sql(engine.dialect)  # refuses an engine without the SQL, before any work
         rows = validate.rows(engine, tab)
+        engine.expect_rows(rows)
         validate.k_within(k, rows)
         return _kanon_job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                               in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
@@ -181,12 +171,14 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
                 replace: bool = False) -> BinReport:
     """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
+    from .data import binning
+
     parsed = [s if isinstance(s, binning.BinSpec) else binning.BinSpec.parse(s) for s in specs]
     if not parsed:
         raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     with _open(db) as engine:
         tab = get_table(engine, table)
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         return binning.bin_columns(engine, tab, parsed, out, replace=replace)
 
 
@@ -197,6 +189,8 @@ def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: S
     """Stratified CV error of classifiers trained on `anonymized` and tested on `original`
     (Kameya & Hayashi 2016, Sec. 4), next to the baseline trained on `original`. Reads only.
     `classifiers` None: every one (anonsql.evaluate.CLASSIFIERS)."""
+    from .evaluate import job as _evaluate_job
+
     with _open(db) as engine:
         return _evaluate_job.evaluate(engine, get_table(engine, original), get_table(engine, anonymized), qi,
                                       class_column, key, folds=folds, seed=seed, alpha=alpha, progress=progress,
@@ -206,6 +200,8 @@ def evaluate_classifiers(db: str | Engine, original: str, anonymized: str, qi: S
 def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, *,
               precedence: Sequence[str] | str | None = None, counts: bool = False) -> ViewsReport:
     """The NBC-enabling views (P_c, N^i_{t,c}) in one SQL scan and Corollary 4's smallest rho."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_views(engine, table, class_column, attrs, precedence=precedence, counts=counts)
 
@@ -213,6 +209,8 @@ def nbc_views(db: str | Engine, table: str, class_column: str, attrs: Sequence[s
 def nbc_check(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, rho: object, *,
               precedence: Sequence[str] | str | None = None) -> CheckReport:
     """Do the raw views already satisfy condition (10) for rho (Corollary 4)? `ok` says."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_check(engine, table, class_column, attrs, rho, precedence=precedence)
 
@@ -227,6 +225,8 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
     `synthetic` also <out>_rows, a table whose NBC views equal the published counts.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script.
     `root="least"` (least distortion) uses the least root exponent that still meets rho."""
+    from .nbc import job as _nbc_job
+
     validate.output_file(emit_sql, "--emit-sql")
     with _open(db) as engine:
         return _nbc_job.run_publish(engine, table, class_column, attrs, rho, out, precedence=precedence,
@@ -237,6 +237,8 @@ def nbc_publish(db: str | Engine, table: str, class_column: str, attrs: Sequence
 def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, published: str, *,
                precedence: Sequence[str] | str | None = None) -> VerifyReport:
     """Definition 2: does the NBC of the published tables rank classes exactly like the table's? `ok` says."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_verify(engine, table, class_column, attrs, published, precedence=precedence)
 
@@ -244,6 +246,8 @@ def nbc_verify(db: str | Engine, table: str, class_column: str, attrs: Sequence[
 def nbc_breach(db: str | Engine, table: str, class_column: str, attrs: Sequence[str] | str, known: str | dict, *,
                published: str | None = None, precedence: Sequence[str] | str | None = None) -> BreachReport:
     """Tiny tables: the attacker's prior and posterior over all worlds consistent with the views."""
+    from .nbc import job as _nbc_job
+
     with _open(db) as engine:
         return _nbc_job.run_breach(engine, table, class_column, attrs, known, published=published,
                                    precedence=precedence)
@@ -257,7 +261,7 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
             emit_sql: str | None = None, execute: bool = True,
             progress: Callable[[str], None] | None = None, drop: Sequence[str] | str | None = None,
             pseudonymize: Sequence[str] | str | None = None, key_file: str | None = None,
-            show_values: bool = False) -> ProtectReport:
+            show_values: bool = False, qi: Sequence[str] | str | None = None, k: int | None = None) -> ProtectReport:
     """Hide confidential cells so that naive Bayes / ID3 no longer predict them (Hintoglu 2011).
 
     Cells are `target` in the rows whose `key` is in `rows`, or the (key, column) pairs of
@@ -272,8 +276,18 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
     identifiers from the output, `pseudonymize` replaces them by HMAC-SHA256 pseudonyms keyed by
     `key_file` (or $ANONSQL_PSEUDONYM_KEY), as k_anonymize does; neither may name the key or a
     target. The summary prints hidden cells' original values only with `show_values`.
+    With `qi` and `k` (the input k-anonymous over `qi`), further QI cells are hidden where the
+    hidden ones would leave a class under k (chosen by kanon's MAR cost) and the output is
+    checked k-anonymous; `qi` alone warns (Report.warnings) when the output lost the input's k.
     """
+    from . import protect as _protect
+
     validate.choice("method", method, _protect.METHODS)
+    qi_cols = validate.names(qi)
+    if k is not None:
+        k = validate.k(k)
+        if not qi_cols:
+            raise AnonsqlError("--k needs --qi: the quasi-identifiers over which protect keeps k-anonymity")
     top_k = None if top_k is None else validate.integer(top_k, "top_k", minimum=2)
     seed = validate.seed(seed)
     validate.dry_run(execute, emit_sql)
@@ -293,7 +307,7 @@ def protect_table(db: str | Engine, table: str, key: str, *, method: str = "drop
                                         in_place=in_place, replace=replace, delete_rows=delete_rows,
                                         taxonomies=taxonomies, emit_sql=emit_sql, execute=execute,
                                         progress=progress, drop=validate.names(drop), pseudonymize=pseudo,
-                                        pseudonym_key=pseudonym_key)
+                                        pseudonym_key=pseudonym_key, qi=qi_cols, k=k)
     report.show_values = show_values
     return report
 
@@ -303,6 +317,9 @@ def binarize(db: str | Engine, table: str, spec: str, out: str, *, class_column:
              execute: bool = True) -> BinarizeReport:
     """Copy `table` to `out` as the 0/1 columns a TOML spec derives (plus key and class), in SQL.
     `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
+    from .features import job as _features_job
+    from .features import spec as _features_spec
+
     validate.dry_run(execute, emit_sql)
     validate.output_file(emit_sql, "--emit-sql")
     rules = _features_spec.parse_spec(read_text(spec, "spec file"), spec)
@@ -322,6 +339,9 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
     `view`, which a later change of the base table voids: warned) re-checked by SQL to have
     AC >= k. `items` names a long (key, item) table whose rows' class is in `table`.
     `emit_sql` also writes the run as a script; `execute=False` only writes the script."""
+    from . import features as _features
+    from .features import job as _features_job
+
     k = validate.k(k)
     validate.choice("method", method, _features.METHODS)
     validate.choice("privacy model", privacy, _features.PRIVACY)
@@ -350,6 +370,8 @@ def select_features(db: str | Engine, table: str, class_column: str, k: int, *, 
 def containment(db: str | Engine, table: str, *, class_column: str | None = None, key: str | None = None,
                 attrs: Sequence[str] | str | None = None) -> AcReport:
     """AC(D) of a 0/1 table (Zhang et al. Def. 6), its k-anonymity, and DistCnt/HamDist with a class."""
+    from .features import job as _features_job
+
     with _open(db) as engine:
         return _features_job.ac(engine, table, class_column=class_column, key=key, attrs=validate.names(attrs))
 
@@ -359,12 +381,16 @@ def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None
                   replace: bool = False) -> TaxonomyReport:
     """Validate a taxonomy (a TOML/JSON file, or a table with value and parent columns) and
     store it as `name` in anonsql_taxonomies, for the -g methods of protect."""
+    from . import protect as _protect
+
     with _open(db) as engine:
         return _protect.load_taxonomy(engine, name, file=file, table=table, replace=replace)
 
 
 def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
     """The stored taxonomy `name`: its (value, parent) rows in pre-order (the root's parent None)."""
+    from . import protect as _protect
+
     with _open(db) as engine:
         return _protect.show_taxonomy(engine, name)
 
@@ -398,6 +424,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     writes the run as a script; `execute=False` only writes it.
     """
     from .tables import MARGINS, Protection, Rules, Spec, parse_assignment, parse_cells, parse_tables
+    from .tables import job as _tables_job
 
     validate.choice("margins", margins, MARGINS)
     min_count = validate.integer(min_count, "min_count", minimum=0)
@@ -430,7 +457,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
         if not set(trees) <= set(names):
             raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
         forced, zeros = ([{tab.column(d).name: v for d, v in c.items()} for c in cells] for cells in (forced, zeros))
-        validate.rows(engine, tab)
+        engine.expect_rows(validate.rows(engine, tab))
         spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
                     Rules(min_count, zero_unsafe, dom, p_percent),
                     Protection(level, allow_empty=bool(allow_empty_secondaries)), trees, forced, zeros)
@@ -458,6 +485,7 @@ def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] |
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`
     says no primary cell (by <published>_private_audit when it exists, else every suppressed
     cell) can be recomputed exactly."""
+    from .tables import job as _tables_job
     from .tables import parse_assignment
 
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy
@@ -478,6 +506,9 @@ def _release_db(spec: Any, db: str | Engine | None) -> str | Engine:
 
 def release_plan(spec: str | Path, db: str | Engine | None = None) -> PlanReport:
     """What the release declared in the TOML file `spec` will run, on which tables; changes nothing."""
+    from . import release as _release
+    from .release import plan as _release_plan
+
     parsed = _release.load(spec)
     with _open(_release_db(parsed, db)) as engine:
         return _release_plan.make_plan(engine, parsed)
@@ -487,6 +518,9 @@ def release_run(spec: str | Path, db: str | Engine | None = None, *, replace: bo
                 progress: Callable[[str], None] | None = None) -> ReleaseReport:
     """Run every step and prove every gate of the release `spec` in one transaction (all or
     nothing), then write its manifest, SQL script and HTML report (see docs/release.md)."""
+    from . import release as _release
+    from .release import job as _release_job
+
     parsed = _release.load(spec)
     with _open(_release_db(parsed, db)) as engine:
         return _release_job.run(engine, parsed, replace=replace, progress=progress)
@@ -496,6 +530,9 @@ def release_verify(spec: str | Path, db: str | Engine | None = None, *,
                    progress: Callable[[str], None] | None = None) -> ReleaseVerifyReport:
     """Re-prove every guarantee of a run release on its published tables, and compare the input's
     and outputs' fingerprints with the manifest. `ok` says."""
+    from . import release as _release
+    from .release import job as _release_job
+
     parsed = _release.load(spec)
     with _open(_release_db(parsed, db)) as engine:
         return _release_job.verify(engine, parsed, progress=progress)

@@ -11,11 +11,15 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from . import sql
 from .engine import Engine
 from .errors import AnonsqlError, DatabaseError
 from .sql import exp  # sqlglot.expressions, imported on first use
+
+if TYPE_CHECKING:
+    from .report import Report
 
 _KINDS = {
     "text": ("char", "text", "string", "varchar", "uuid", "enum"),
@@ -59,11 +63,6 @@ class Table:
     @property
     def expr(self) -> exp.Table:
         return sql.TableName(self.name, self.schema).expr
-
-    @property
-    def ref(self) -> sql.Name:
-        """`expr`, light (sql.Name): to bind where no tree is built."""
-        return sql.TableName(self.name, self.schema).ref
 
     @property
     def column_names(self) -> list[str]:
@@ -153,7 +152,7 @@ def output_table(engine: Engine, source: Table, out: str | None, default: str, r
     return ref, existing
 
 
-def drop_table(engine: Engine, table: exp.Table | sql.Name) -> None:
+def drop_table(engine: Engine, table: exp.Table) -> None:
     """Drop a table (the caller holds the transaction that makes it safe)."""
     engine.execute(*sql.render("common/drop_table", engine.dialect, tbl=table))
 
@@ -161,8 +160,8 @@ def drop_table(engine: Engine, table: exp.Table | sql.Name) -> None:
 def rename_table(engine: Engine, table: sql.TableName, to: str) -> sql.TableName:
     """Rename `table` to `to` in its own schema; returns the new name."""
     new = sql.TableName(to, table.schema)
-    target = new.ref if engine.dialect == "spark" else sql.TableName(to).ref  # Spark keeps the schema only if named
-    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.ref, new=target))
+    target = new.expr if engine.dialect == "spark" else sql.TableName(to).expr  # Spark keeps the schema only if named
+    engine.execute(*sql.render("common/rename_table", engine.dialect, tbl=table.expr, new=target))
     return new
 
 
@@ -191,7 +190,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
     if engine.supports_transactions:
         for _, replaces in outputs:
             if replaces is not None:
-                drop_table(engine, replaces.ref)
+                drop_table(engine, replaces.expr)
         yield [out for out, _ in outputs]
         return
     stages = [sql.TableName(f"{out.name}__anonsql_stage_{uuid.uuid4().hex[:12]}", out.schema) for out, _ in outputs]
@@ -200,7 +199,7 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         yield stages
     except BaseException:
         for stage in stages:
-            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
+            engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
         raise
     with committing():
         done: list[tuple[sql.TableName, sql.TableName | None, bool]] = []  # (output, aside, placed)
@@ -216,15 +215,15 @@ def staged_outputs(engine: Engine, outputs: Sequence[tuple[sql.TableName, Table 
         except BaseException:
             for out, aside, placed in reversed(done):
                 if placed:
-                    drop_table(engine, out.ref)
+                    drop_table(engine, out.expr)
                 if aside is not None:
                     rename_table(engine, aside, out.name)
             for stage in stages:
-                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.ref))
+                engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=stage.expr))
             raise
         for _, aside, _ in done:
             if aside is not None:
-                drop_table(engine, aside.ref)
+                drop_table(engine, aside.expr)
 
 
 def exact_text(table: Table, names: Sequence[str], purpose: str) -> None:
@@ -256,6 +255,29 @@ def comparable(table: Table, names: Sequence[str]) -> None:
 #: How long one attempt at the lock of an in-place run waits before saying so and trying again.
 LOCK_ATTEMPT = "1s"
 _LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE of a lock_timeout
+
+
+R = TypeVar("R", bound="Report")
+
+
+def in_place_run(engine: Engine, table: Table, in_place: bool, say: Callable[[str], None], work: Callable[[], R]) -> R:
+    """`work()`, a job's run on `table`; in place, its source held stable from the statistics to
+    the commit (holding_source), and once committed scrubbed of its original values: the
+    engine makes them unrecoverable from the database files it controls (Engine.scrub: DuckDB
+    rebuilds the file, PostgreSQL rewrites and re-analyzes the table). The report says what it
+    did and, as a privacy warning, what it could not do or cannot reach. Always, not behind a
+    --scrub flag: whoever asks for in place wants the originals gone, and a flag one can forget
+    would leave them readable while the summary said the table was rewritten (issue 29)."""
+    with holding_source(engine, table, in_place, say):
+        report = work()
+    if in_place:
+        with report.timed("scrub"):
+            done = engine.scrub(table.expr)
+        report.notes += done.notes
+        report.warnings += done.warnings
+        for note in done.notes:
+            say(note)
+    return report
 
 
 @contextmanager

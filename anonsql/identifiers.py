@@ -1,5 +1,6 @@
-"""Direct identifiers in a published table: the near-unique-column warning every writing job
-gives, and the two remedies, `--drop` and `--pseudonymize` (a keyed HMAC-SHA256 in SQL).
+"""Direct identifiers in a published table: the warning every writing job gives about columns a
+reviewer would read as identifiers (by name, by format, or (nearly) unique), and the two
+remedies, `--drop` and `--pseudonymize` (a keyed HMAC-SHA256 in SQL).
 
 The key of the pseudonyms comes from a file (`--key-file`) or the environment variable
 ANONSQL_PSEUDONYM_KEY; it is bound as a query parameter (as two padded keys, RFC 2104), never
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,9 +23,38 @@ from .files import read_text
 from .report import Progress, Report, silent
 from .sql import exp  # sqlglot.expressions, imported on first use
 
-#: A column outside the quasi-identifiers is reported as a direct identifier when its distinct
-#: non-NULL values make up at least this share of the rows (a patient id, an admission date).
-NEAR_UNIQUE = 0.95
+#: A column outside the quasi-identifiers is reported as nearly unique when its distinct non-NULL
+#: values make up at least this share of the rows and at least this share of the rows hold a
+#: value that at most HANDFUL rows share (a patient id with repeat visits, an admission time).
+NEAR_UNIQUE = 0.5
+HANDFUL = 5
+
+#: A column reads as a format of identifiers when at least this share of its values match it.
+FORMAT_SHARE = 0.9
+
+#: Words of a column's name a reviewer reads as a direct identifier (the name split at `_`,
+#: spaces and CamelCase: `PatientId` -> patient, id; `paid` and `valid` stay one word).
+NAME_WORDS = frozenset({
+    "id", "ids", "uuid", "guid", "ssn", "nhs", "mrn", "passport", "iban",
+    "email", "mail", "phone", "telephone", "mobile", "fax", "name", "firstname", "lastname", "surname",
+    "fullname", "username", "login", "patient", "address", "street", "ip"})
+
+#: The text formats of identifiers (the parameters of sql/common/text_formats.sql): what a
+#: match reads as, in the order of the query's measures.
+TEXT_FORMATS = {
+    "email": ("e-mail addresses", r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$"),
+    "uuid": ("UUIDs", r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"),
+    "phone": ("phone numbers", r"^(\+|00)?\(?[0-9][0-9 ().-]{6,18}[0-9]$"),
+    "long_digits": ("digit strings of 9 or more digits", r"^[0-9]{9,}$"),
+    "scientific": ("whole numbers in scientific notation (e.g. 2.98e+13)",
+                   r"^[0-9](\.[0-9]+)?[eE]\+?(0?[89]|[1-9][0-9])$"),
+}
+#: What a phone number is not: a date, one plain number.
+NOT_PHONE = dict(date=r"^([0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}|[0-9]{1,2}[-./][0-9]{1,2}[-./][0-9]{2,4})$",
+                 digits=r"^[0-9]+([.,][0-9]+)?$")
+
+#: A number reads as an id when it is whole with 9 digits or more (sql/common/long_numbers.sql).
+LONG_NUMBER = 10 ** 8
 
 #: The environment variable holding the pseudonymization key when no --key-file is given.
 KEY_ENV = "ANONSQL_PSEUDONYM_KEY"
@@ -31,49 +62,95 @@ KEY_ENV = "ANONSQL_PSEUDONYM_KEY"
 _BLOCK = 64  # the block size of SHA-256, in bytes (RFC 2104's B)
 
 
-def near_unique(engine: Engine, table: Table, columns: Sequence[str], named: sql.TableName | None = None
-                ) -> list[str]:
-    """A warning for each of `columns` of `table` that is unique or nearly unique; [] when none
-    is, or the table has fewer than 2 rows. Exact, in two steps: any tenth of the rows
-    (sql/common/sample_profile.sql) clears every column with more repeats there than the whole
-    table may hold (|S| - d_S > N - 0.95 N), and one GROUP BY per remaining column
-    (sql/common/distinct_count.sql) counts the others: most columns are far from unique, and
-    a tenth of the rows costs a tenth of a scan. The warnings name `named` (default: `table`):
-    a job may count a source whose columns it writes unchanged and name its output."""
+def name_words(name: str) -> list[str]:
+    """The words of a column name, lower case: `PatientId` and `patient_id` -> ['patient', 'id'].
+
+    >>> name_words("AppointmentID"), name_words("No-show"), name_words("paid")
+    (['appointment', 'id'], ['no', 'show'], ['paid'])
+    """
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name))
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def scan(engine: Engine, table: Table, columns: Sequence[str], named: sql.TableName | None = None) -> list[str]:
+    """A warning for each of `columns` of `table` that a reviewer would read as a direct
+    identifier: by its name (NAME_WORDS), by its values' format (e-mail, UUID, phone, long
+    digit strings, whole numbers of 9+ digits such as 2.98e+13; sql/common/text_formats.sql, one
+    GROUP BY per text column, and long_numbers.sql, one scan of the numeric ones), or because it
+    is (nearly) unique (sql/common/value_spread.sql, one GROUP BY per column). [] when none is,
+    or the table has fewer than 2 rows. The warnings name `named` (default: `table`): a job may
+    scan a source whose columns it writes unchanged and name its output."""
     if not columns:
         return []
-    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.ref))[0][0])
+    rows = int(engine.fetch_all(*sql.render("common/row_count", engine.dialect, tbl=table.expr))[0][0])
     if rows < 2:
         return []
-    sample = [int(v) for v in engine.fetch_all(*sql.render(
-        "common/sample_profile", engine.dialect, tbl=table.ref, col=sql.ref_columns(columns), m=rows // 10 + 1))[0]]
-    columns = [c for c, d in zip(columns, sample[1:]) if sample[0] - d <= rows - NEAR_UNIQUE * rows]
-    distinct = [int(engine.fetch_all(*sql.render("common/distinct_count", engine.dialect, tbl=table.ref,
-                                                 col=sql.ref_column(name)))[0][0]) for name in columns]
-    return [f"column '{name}' is {'unique' if d == rows else 'nearly unique'} in {named or table} "
-            f"({d:,} distinct values in {rows:,} rows) and is not a quasi-identifier: it names a row on its own "
-            "(a direct identifier); drop it (--drop) or pseudonymize it (--pseudonymize), or list it in --qi"
-            for name, d in zip(columns, distinct) if d >= NEAR_UNIQUE * rows]
+    reasons: dict[str, list[str]] = {c: [] for c in columns}
+    lead = dict.fromkeys(columns, "reads as a direct identifier")
+    for name in columns:
+        distinct, few = (int(v) for v in engine.fetch_all(*sql.render(
+            "common/value_spread", engine.dialect, tbl=table.expr, col=sql.column(name), handful=HANDFUL))[0])
+        if distinct == rows:
+            lead[name] = "is unique"
+            reasons[name].append(f"{distinct:,} distinct values in {rows:,} rows")
+        elif distinct >= NEAR_UNIQUE * rows and few >= NEAR_UNIQUE * rows:
+            lead[name] = "is nearly unique"
+            reasons[name].append(f"{distinct:,} distinct values in {rows:,} rows, {few / rows:.0%} of the rows "
+                                 f"sharing their value with at most {HANDFUL - 1} others")
+    for name in columns:
+        if NAME_WORDS & set(name_words(name)):
+            reasons[name].append("its name says so")
+    for name, reason in _formats(engine, table, columns):
+        reasons[name].append(reason)
+    return [f"column '{name}' {lead[name]} in {named or table} ({'; '.join(reasons[name])}) and is not a "
+            "quasi-identifier: it names a row on its own (a direct identifier); drop it (--drop) or pseudonymize "
+            "it (--pseudonymize), or list it in --qi" for name in columns if reasons[name]]
 
 
-def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent) -> list[str]:
-    """The one call of a writing job after it wrote `table`: a note on `report` (and a progress
-    warning) for every near-unique column that is not among `quasi` (its quasi-identifiers)."""
-    return tell(report, near_unique(engine, table, unlisted(table.column_names, quasi)), say)
+def _formats(engine: Engine, table: Table, columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(column, reason) for each of `columns` whose values mostly (FORMAT_SHARE) read as an
+    identifier's format: text columns by pattern, numeric ones as long whole numbers."""
+    text = [c for c in columns if table.column(c).kind == "text"]
+    numbers = [c for c in columns if table.column(c).kind in ("integer", "float", "decimal")]
+    found: list[tuple[str, str]] = []
+    if text:
+        patterns = {name: pattern for name, (_, pattern) in TEXT_FORMATS.items()}
+        for name in text:
+            values, *counts = (int(v) for v in engine.fetch_all(*sql.render(
+                "common/text_formats", engine.dialect, tbl=table.expr, col=sql.column(name), **patterns,
+                **NOT_PHONE))[0])
+            found += [(name, f"{n / values:.0%} of its values are {what}")
+                      for (what, _), n in zip(TEXT_FORMATS.values(), counts) if n and n >= FORMAT_SHARE * values]
+    if numbers:
+        row = engine.fetch_all(*sql.render("common/long_numbers", engine.dialect, tbl=table.expr,
+                                           col=sql.columns(numbers), least=LONG_NUMBER))[0]
+        # the query's items repeat per column: n_values_0.., n_long_0..
+        for name, v, n in zip(numbers, row[:len(numbers)], row[len(numbers):]):
+            if n and n >= FORMAT_SHARE * v:
+                found.append((name, f"{n / v:.0%} of its values are whole numbers of 9 or more digits"
+                              + (" stored as floats (e.g. 2.98e+13)" if table.column(name).kind == "float" else "")))
+    return found
+
+
+def warn(engine: Engine, report: Report, table: Table, quasi: Sequence[str], say: Progress = silent,
+         named: sql.TableName | None = None) -> list[str]:
+    """The one call of a writing job after it wrote `table`: a privacy warning on `report` (and
+    on the progress channel) for every column not among `quasi` (its quasi-identifiers) that
+    reads as a direct identifier; `named` names the output when `table` is its staging table."""
+    return tell(report, scan(engine, table, unlisted(table.column_names, quasi), named), say)
 
 
 def unlisted(columns: Sequence[str], quasi: Sequence[str]) -> list[str]:
-    """The `columns` the near-unique warning reads: those not among `quasi` (in any letter case)."""
+    """The `columns` the identifier scan reads: those not among `quasi` (in any letter case)."""
     taken = {q.lower() for q in quasi}
     return [c for c in columns if c.lower() not in taken]
 
 
-def tell(report: Report, notes: list[str], say: Progress = silent) -> list[str]:
-    """Record near_unique's warnings: notes on `report`, and progress warnings."""
-    report.notes += notes
-    for note in notes:
-        say("warning: " + note)
-    return notes
+def tell(report: Report, warnings: list[str], say: Progress = silent) -> list[str]:
+    """Record scan's warnings on `report` (Report.warnings) and say them (`--quiet` never hides them)."""
+    for text in warnings:
+        report.warn(text, say)
+    return warnings
 
 
 @dataclass(frozen=True)
@@ -144,7 +221,7 @@ def check_spark_text(table: Table, pseudonymize: Sequence[str]) -> None:
                                "pseudonyms would differ; cast it to text first or run on DuckDB/PostgreSQL")
 
 
-def apply(engine: Engine, table: exp.Table | sql.Name, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
           key: Key | None = None) -> None:
     """Drop columns of a written table and replace others by their keyed pseudonyms (the caller
     holds the transaction)."""

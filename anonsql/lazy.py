@@ -1,7 +1,5 @@
 """Packages whose public names load on first use (PEP 562), so a command, or `anonsql --help`,
-pays only for the modules it runs (pandas, scipy, scikit-learn load where used: issue 11); and
-`LazyModule`, a module imported on its first attribute access (the API's job modules; sqlglot,
-which a run whose statements are all in the rendered-SQL cache never imports)."""
+pays only for the modules it runs (pandas, scipy, scikit-learn load where used: issue 11)."""
 
 from __future__ import annotations
 
@@ -24,19 +22,3 @@ def exports(package: str, modules: Sequence[str], names: Sequence[str]) -> Calla
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     return __getattr__
-
-
-class LazyModule:
-    """A module imported on its first attribute access, e.g. `exp = LazyModule("sqlglot.expressions")`;
-    each attribute read is then kept on this object, so later reads cost a plain lookup."""
-
-    def __init__(self, name: str):
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        value = getattr(importlib.import_module(self._name), attr)
-        setattr(self, attr, value)
-        return value
-
-    def __repr__(self) -> str:
-        return f"<module {self._name!r}, imported on first use>"

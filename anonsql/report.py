@@ -27,6 +27,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+#: The prefix of a privacy warning on the progress channel: `--quiet` silences progress, never these.
+WARNING = "WARNING: "
+
 #: Where jobs send progress lines (the CLI prints them on stderr; the API default is silence).
 Progress = Callable[[str], None]
 
@@ -41,7 +44,7 @@ class Check:
 
     name: str
     passed: bool
-    query: str
+    query: str  # the sql/ file, without .sql; "" for a check of files (an artefact's sha256)
     detail: str = ""
 
 
@@ -52,6 +55,9 @@ class Report:
     #: False for reports that promise nothing (profile, views, evaluate): `ok` then only
     #: requires that no check failed.
     PROVES: ClassVar[bool] = True
+    #: Fields that hold row-level facts (a changed row's key, a cell's original value): kept out
+    #: of every public artefact by `public_dict()`.
+    PRIVATE: ClassVar[tuple[str, ...]] = ()
 
     table: str
     out: str | None = None
@@ -81,6 +87,11 @@ class Report:
             self.seconds[stage] = time.perf_counter() - start
         _fault_hook(stage)
 
+    def warn(self, message: str, say: Progress = silent) -> None:
+        """Record a privacy warning (`warnings`) and say it on the progress channel as `WARNING: ...`."""
+        self.warnings.append(message)
+        say(WARNING + message)
+
     def check(self, name: str, passed: bool, query: str, detail: str = "") -> Check:
         """Record the outcome of one independent check."""
         result = Check(name, bool(passed), query, detail)
@@ -97,6 +108,11 @@ class Report:
         data["ok"] = self.ok
         return data
 
+    def public_dict(self) -> dict[str, Any]:
+        """`to_dict()` without the PRIVATE fields; `private` names the fields left out."""
+        data = {k: v for k, v in self.to_dict().items() if k not in self.PRIVATE}
+        return {**data, "private": list(self.PRIVATE)} if self.PRIVATE else data
+
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, default=str)
 
@@ -108,7 +124,7 @@ class Report:
         """Text for people: the job's lines, then what proved it, the notes and the timings."""
         lines = self.lines()
         lines += [f"  check: {c.name} {'holds' if c.passed else 'FAILS'}" + (f", {c.detail}" if c.detail else "")
-                  + f" (sql/{c.query}.sql)" for c in self.checks]
+                  + (f" (sql/{c.query}.sql)" if c.query else "") for c in self.checks]
         lines += [f"  WARNING: {w}" for w in self.warnings]
         lines += [f"  note: {n}" for n in self.notes]
         if self.seconds:

@@ -36,7 +36,7 @@ class Script:
         """A statement of the run (rendered with `sql.readable`)."""
         self.statements.append((comment, statement))
 
-    def rows(self, comment: str, table: sql.Name | exp.Table, columns: Sequence[str],
+    def rows(self, comment: str, table: exp.Table, columns: Sequence[str],
              rows: Sequence[Sequence[Any]]) -> None:
         """The decisions relation as one INSERT, a row per line, under the real column names."""
         if not rows:
@@ -45,7 +45,7 @@ class Script:
         cols = ", ".join(sql.ident(c).sql(self.dialect) for c in columns)
         lines = ",\n".join(
             "  " + exp.Tuple(expressions=[exp.convert(sql.plain(v)) for v in row]).sql(self.dialect) for row in rows)
-        self.statements.append((comment, f"INSERT INTO {sql.node(table).sql(self.dialect)} ({cols}) VALUES\n{lines}"))
+        self.statements.append((comment, f"INSERT INTO {table.sql(self.dialect)} ({cols}) VALUES\n{lines}"))
 
     def check(self, comment: str, query: str) -> None:
         """A verification query a reviewer runs after the script (the job runs the same check)."""

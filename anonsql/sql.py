@@ -18,42 +18,26 @@ placeholders in three ways, decided by the bound Python value:
 The tree is then generated in the engine's dialect (transpiled by sqlglot). A `%` in a name
 or a literal is safe: the PostgreSQL engine doubles every `%` that is not a parameter marker.
 
-A name may also be bound as a `Name` (`ref_column`, `ref_columns`, `ref_ident`,
-`TableName.ref`): the same quoted identifier, but light. The rendered text is cached by the
-shape of the names bound (`render`, and `composed` for a statement built in code), so a run
-whose statements are all cached, binding only `Name`s, never imports sqlglot (~0.1 s of a
-0.5 s start, issue 11); on a miss sqlglot is imported and the statement generated as above.
+The text depends on the names bound, never on the values, so it is generated once per
+(template, dialect, names) in a process and reused (`render`'s memo). Nothing is kept on disk.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
 import re
-import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, reduce
 from importlib import resources
 from itertools import count
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import sqlglot
+from sqlglot import exp
 
 from .errors import AnonsqlError
-from .lazy import LazyModule
-from .rendered_cache import RenderedCache, cache_dir
-
-if TYPE_CHECKING:
-    import sqlglot
-    from sqlglot import exp
-else:  # imported on first use: a run served by the rendered-SQL cache never loads sqlglot
-    sqlglot = LazyModule("sqlglot")
-    exp = LazyModule("sqlglot.expressions")
 
 SOURCE_DIALECT = "duckdb"
 
@@ -78,12 +62,12 @@ def ident(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
 
-def unused_ident(base: str, taken: Sequence[str]) -> Name:
+def unused_ident(base: str, taken: Sequence[str]) -> exp.Identifier:
     """An internal alias that none of the `taken` names spells, in any case (`base`, `base_1`, ...):
     for a query that puts its own column beside a user's columns in one select list."""
     names = {t.lower() for t in taken}
     candidates = (f"{base}_{i}" if i else base for i in count())
-    return ref_ident(next(c for c in candidates if c.lower() not in names))
+    return ident(next(c for c in candidates if c.lower() not in names))
 
 
 def column(name: str, table: str | None = None) -> exp.Column:
@@ -93,48 +77,6 @@ def column(name: str, table: str | None = None) -> exp.Column:
 
 def columns(names: Sequence[str], table: str | None = None) -> list[exp.Column]:
     return [column(n, table) for n in names]
-
-
-@dataclass(frozen=True)
-class Name:
-    """A name to bind, light: what `ident`, `column` or `TableName.expr` would build, without
-    sqlglot. render() and composed() key their cache by it; `node()` builds the sqlglot node
-    (through those functions: one quoting path) only when a statement is generated."""
-
-    kind: str  # "identifier", "column" or "table"
-    name: str
-    qualifier: str | None = None  # a column's table alias, a table's schema
-
-    def node(self) -> exp.Expr:
-        if self.kind == "identifier":
-            return ident(self.name)
-        if self.kind == "column":
-            return column(self.name, self.qualifier)
-        return TableName(self.name, self.qualifier).expr
-
-
-def ref_ident(name: str) -> Name:
-    """`ident(name)`, light."""
-    return Name("identifier", name)
-
-
-def ref_column(name: str, table: str | None = None) -> Name:
-    """`column(name, table)`, light."""
-    return Name("column", name, table)
-
-
-def ref_columns(names: Sequence[str], table: str | None = None) -> list[Name]:
-    """`columns(names, table)`, light."""
-    return [Name("column", n, table) for n in names]
-
-
-def node(value: Any) -> Any:
-    """A binding with every `Name` in it (alone or in a list) replaced by its sqlglot node."""
-    if isinstance(value, Name):
-        return value.node()
-    if isinstance(value, (list, tuple)):
-        return [node(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -171,11 +113,6 @@ class TableName:
     def expr(self) -> exp.Table:
         return exp.Table(this=ident(self.name), db=ident(self.schema) if self.schema else None)
 
-    @property
-    def ref(self) -> Name:
-        """`expr`, light (see Name)."""
-        return Name("table", self.name, self.schema)
-
     def __str__(self) -> str:
         return f"{self.schema}.{self.name}" if self.schema else self.name
 
@@ -200,44 +137,8 @@ def _parse(name: str) -> exp.Expr:
     return sqlglot.parse_one(_text(name), read=SOURCE_DIALECT)
 
 
-@cache
-def _disk() -> RenderedCache:
-    """The rendered texts of earlier processes (anonsql.rendered_cache), valid for this code and
-    this sqlglot: the salt covers the version file of the installed sqlglot (found, not
-    imported) and every module of anonsql by path, size and modification time (what Python's
-    own bytecode cache checks), so an edited binder or composer (`composed`) misses."""
-    digest = hashlib.sha256()
-    spec = importlib.util.find_spec("sqlglot")
-    if spec is not None and spec.origin:
-        version = Path(spec.origin).with_name("_version.py")
-        digest.update(version.read_bytes() if version.exists() else spec.origin.encode())
-    digest.update(";".join(_module_stamps(str(Path(__file__).parent))).encode())
-    return RenderedCache(cache_dir(), digest.hexdigest())
-
-
-def _module_stamps(package: str) -> list[str]:
-    """`path:size:mtime` of every module under `package`, sorted (os.scandir: 0.4 ms, pathlib 1.5)."""
-    stamps, folders = [], [package]
-    while folders:
-        with os.scandir(folders.pop()) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
-                    folders.append(entry.path)
-                elif entry.name.endswith(".py"):
-                    info = entry.stat()
-                    stamps.append(f"{entry.path[len(package):]}:{info.st_size}:{info.st_mtime_ns}")
-    return sorted(stamps)
-
-
-#: While composed() builds a statement (in this thread or task), the templates it reads.
-_READING: ContextVar[set[str] | None] = ContextVar("anonsql_templates_read", default=None)
-
-
 def template(name: str) -> exp.Expr:
     """The parsed statement of sql/<name>.sql (a fresh copy, safe to modify)."""
-    reading = _READING.get()
-    if reading is not None:
-        reading.add(name)
     return _parse(name).copy()
 
 
@@ -245,123 +146,34 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     """Bind sql/<name>.sql and generate it for `dialect`; returns (sql text, params).
 
     The text depends on the names bound, never on the values (those travel as parameters), so
-    it is generated once per (template, dialect, names) and reused: within the process
-    (`_RENDERED`) and across processes (`_disk`, keyed by the template's text too).
+    it is generated once per (template, dialect, shape of the bindings) in this process and
+    reused (`_RENDERED`, bounded, cleared when full).
     """
     key = (name, dialect, tuple(sorted((k, _shape(v)) for k, v in bindings.items())))
-
-    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
-        text, params = bind(template(name), dialect, bindings)
-        return text, tuple(params), {}
-
-    text, value_names = _cached(key, _text(name), make)
-    return text, {k: plain(bindings[k]) for k in value_names}
-
-
-def composed(build: Callable[..., tuple[exp.Expr, dict[str, Any]]], dialect: str, *,
-             values: Mapping[str, Any] | None = None, **parts: Any) -> tuple[str, dict[str, Any]]:
-    """The statement `build(**parts)` composes in code (a tree from templates, and its bindings),
-    bound with `values` and generated for `dialect`: (sql text, params), cached as render()
-    caches a template's, so a warm run neither builds the tree nor imports sqlglot.
-
-    The key is `build` (module and name), the dialect, the shape of each part (a Name or node
-    by its structure; a string, number, flag or None as itself; lists item by item) and the
-    names of `values`; on disk the salt covers anonsql's modules (an edited `build` misses) and
-    the entry the texts of the templates `build` read (an edited template misses). So `build`
-    must compose from its parts alone; `values` only travel as parameters.
-    """
-    values = values or {}
-    key = ("composed", build.__module__, build.__qualname__, dialect,
-           tuple(sorted((k, _part(k, v)) for k, v in parts.items())), tuple(sorted(values)))
-
-    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
-        read: set[str] = set()
-        token = _READING.set(read)
-        try:
-            tree, bindings = build(**parts)
-        finally:
-            _READING.reset(token)
-        text, params = bind(tree, dialect, {**values, **bindings})
-        unknown = sorted(set(params) - set(values))
-        if unknown:
-            raise ValueError(f"composed: {build.__qualname__} bound values to ${', $'.join(unknown)}; "
-                             "pass them in values= (only they travel as parameters)")
-        return text, tuple(params), _template_digests(read)
-
-    text, value_names = _cached(key, "", make)
-    return text, {k: plain(values[k]) for k in value_names}
-
-
-def name_text(ref: Name | Sequence[Name], dialect: str) -> str:
-    """A name, or a comma-separated list of names, as `dialect` quotes it: for the few statements
-    that take generated names as text (the engines' bulk inserts); cached as render() is."""
-    refs = [ref] if isinstance(ref, Name) else list(ref)
-
-    def make() -> tuple[str, tuple[str, ...], dict[str, str]]:
-        generator = sqlglot.Dialect.get_or_raise(dialect).generator()
-        return ", ".join(generator.generate(node(r)) for r in refs), (), {}
-
-    return _cached(("names", dialect, tuple(_shape(r) for r in refs)), "", make)[0]
-
-
-def _cached(key: tuple, template_text: str, make: Callable[[], tuple[str, tuple[str, ...], dict[str, str]]]
-            ) -> tuple[str, tuple[str, ...]]:
-    """(text, parameter names) under `key`: from this process (`_RENDERED`), else from the disk
-    (an entry named by the template's text and the key, valid while the templates it records
-    are unchanged), else `make()`: (text, parameter names, template hashes), stored in both."""
     hit = _RENDERED.get(key)
     if hit is None:
-        disk, entry = _disk(), RenderedCache.key(template_text, repr(key))
-        found = disk.get(entry)
-        if found is not None and found[2] == _template_digests(found[2]):
-            hit = found[:2]
-        else:
-            text, params, sources = make()
-            hit = (text, params)
-            disk.put(entry, text, params, sources=sources)
+        text, params = bind(template(name), dialect, bindings)
+        hit = (text, tuple(params))
         if len(_RENDERED) >= _RENDERED_MAX:
             _RENDERED.clear()
         _RENDERED[key] = hit
-    return hit
+    text, value_names = hit
+    return text, {k: plain(bindings[k]) for k in value_names}
 
 
-def _template_digests(names: Any) -> dict[str, str]:
-    """{template: hash of its text} for the templates a composed statement was built from."""
-    return {n: hashlib.sha256(_text(n).encode()).hexdigest()[:16] for n in sorted(names)}
-
-
-#: Rendered statements by (template, dialect, shape of the bindings); bounded, cleared when full.
+#: Rendered statements by (template, dialect, shape of the bindings).
 _RENDERED: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 _RENDERED_MAX = 4096
 
 
-def _is_node(value: Any) -> bool:
-    """Whether `value` is a sqlglot node, without importing sqlglot (none exists before it is)."""
-    return "sqlglot" in sys.modules and isinstance(value, exp.Expr)
-
-
 def _shape(value: Any) -> Any:
-    """A hashable, case-sensitive form of a binding as it shapes the SQL text: a Name or an
-    expression by its full structure, a list item by item, any other value only as "a parameter"."""
-    if isinstance(value, Name):
-        return (value.kind, value.name, value.qualifier)
+    """A hashable, case-sensitive form of a binding as it shapes the SQL text: an expression by
+    its full structure, a list item by item, any other value only as "a parameter"."""
     if isinstance(value, (list, tuple)):
         return tuple(_shape(v) for v in value)
-    if _is_node(value):
+    if isinstance(value, exp.Expr):
         return _structure(value)
     return _PARAMETER
-
-
-def _part(key: str, value: Any) -> Any:
-    """The shape of one part of a composed statement (see `composed`)."""
-    if isinstance(value, (list, tuple)):
-        return tuple(_part(key, v) for v in value)
-    if isinstance(value, Name) or _is_node(value):
-        return _shape(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return (type(value).__name__, value)
-    raise TypeError(f"composed: part {key!r} of type {type(value).__name__} cannot shape a statement; "
-                    "pass a value in values=")
 
 
 def _structure(node: Any) -> Any:
@@ -373,14 +185,8 @@ def _structure(node: Any) -> Any:
     return node
 
 
-class _Parameter:
-    """The shape of a value binding; its repr is the same in every process (a disk cache key)."""
-
-    def __repr__(self) -> str:
-        return "<parameter>"
-
-
-_PARAMETER = _Parameter()
+#: The shape of a value binding.
+_PARAMETER = object()
 
 
 def readable(name: str, dialect: str, **bindings: Any) -> str:
@@ -396,7 +202,6 @@ def bind(tree: exp.Expr, dialect: str, bindings: Mapping[str, Any], *,
 
     With `inline`, values become SQL literals (for reviewable scripts) and the text is pretty.
     """
-    bindings = {k: node(v) for k, v in bindings.items()}
     tree = _expand_lists(tree, bindings)
     params: dict[str, Any] = {}
     for ph in list(tree.find_all(exp.Placeholder)):
@@ -497,7 +302,6 @@ def _expand_lists(tree: exp.Expr, bindings: Mapping[str, Any]) -> exp.Expr:
 
 def fragment(name: str, **bindings: Any) -> exp.Expr:
     """The single select expression of sql/<name>.sql, bound, to embed in another query."""
-    bindings = {k: node(v) for k, v in bindings.items()}
     tree = _expand_lists(template(name), bindings)
     for ph in list(tree.find_all(exp.Placeholder)):
         _substitute(ph, bindings[ph.name])
@@ -546,7 +350,6 @@ def render_columns(name: str, dialect: str, key: str, names: Sequence[str],
     as text, each copy with its name quoted by sqlglot and its alias numbered (s_0, s_1, ...)."""
     if not names:
         raise ValueError(f"list binding ${key} must be non-empty")
-    bindings = {k: node(v) for k, v in bindings.items()}
     tree = _expand_lists(template(name), {**bindings, key: [stand_in(0)]})
     item = _clause_item(next(c for c in tree.find_all(exp.Column) if c.name == f"{_STAND}_0"))
     unit = item.copy()

@@ -60,8 +60,8 @@ class QIClassCounts:
     counts: np.ndarray  # (T,) int64
     values: list[np.ndarray]  # per QI j: code -> the value's exact text
     class_values: np.ndarray  # class code -> the label's exact text
-    dictionaries: list[sql.Name]  # the value dictionaries (temporary tables) of each QI, then of the class
-    grouped: sql.Name | None = None  # the grouped relation S (y_1..y_m, c, n), when kept for further queries
+    dictionaries: list[exp.Table]  # the value dictionaries (temporary tables) of each QI, then of the class
+    grouped: exp.Table | None = None  # the grouped relation S (y_1..y_m, c, n), when kept for further queries
 
     @property
     def domain_sizes(self) -> np.ndarray:
@@ -83,7 +83,7 @@ class AttrClassCounts:
 def class_counts(engine: Engine, table: Table, class_column: str) -> ClassCounts:
     """N(c), classes in the type's order (NULL last) as the database groups them: no value is
     compared in Python, so NaN or a 38-digit label stays a class of its own."""
-    text, params = sql.render("common/class_counts", engine.dialect, tbl=table.ref, cls=sql.ref_column(class_column))
+    text, params = sql.render("common/class_counts", engine.dialect, tbl=table.expr, cls=sql.column(class_column))
     rows = engine.fetch_all(text, params)
     values, labels = np.empty(len(rows), dtype=object), np.empty(len(rows), dtype=object)
     values[:], labels[:] = [r[0] for r in rows], [r[1] for r in rows]
@@ -107,13 +107,13 @@ VALUES_TABLE = "anonsql_column_values"
 DICTIONARY_TABLE = "anonsql_dictionary_{}"
 
 
-def scratch_table(name: str, dialect: str) -> sql.Name:
+def scratch_table(name: str, dialect: str) -> exp.Table:
     """A temporary working table, in the session's temporary schema where the engine names one
     (DuckDB's temp catalog, PostgreSQL's pg_temp), so it never shares a name with a user table."""
-    return sql.TableName(name, {"duckdb": "temp", "postgres": "pg_temp"}.get(dialect)).ref
+    return sql.TableName(name, {"duckdb": "temp", "postgres": "pg_temp"}.get(dialect)).expr
 
 
-def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: Sequence[sql.Name]
+def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: Sequence[exp.Table]
                      ) -> list[exp.Expr]:
     """Join `query` to the dictionary of each of `values` (LEFT JOIN ... AS d_j ON value_j = d_j.value,
     typed SQL equality, the equality GROUP BY uses) and return the code of each value
@@ -121,16 +121,16 @@ def dictionary_codes(query: exp.Expr, values: Sequence[exp.Expr], dictionaries: 
     codes = []
     for j, (value, table) in enumerate(zip(values, dictionaries)):
         alias = f"d_{j}"
-        query.append("joins", exp.Join(this=exp.alias_(sql.node(table), alias, table=True), side="LEFT",
+        query.append("joins", exp.Join(this=exp.alias_(table, alias, table=True), side="LEFT",
                                        on=exp.EQ(this=value.copy(), expression=exp.column("value", alias))))
         codes.append(sql.fragment("common/dictionary_code", col=value, code=exp.column("code", alias)))
     return codes
 
 
-def _coded_counts(groups: sql.Name, names: Sequence[str], dictionaries: Sequence[sql.Name]
+def _coded_counts(groups: exp.Table, names: Sequence[str], dictionaries: Sequence[exp.Table]
                   ) -> tuple[exp.Expr, dict]:
     """sql/common/qi_class_counts.sql over S (`groups`, columns `names`) joined to the dictionaries
-    (dictionary_codes): a statement composed in code, so rendered by sql.composed."""
+    (dictionary_codes): a statement composed in code."""
     tree = sql.template("common/qi_class_counts")
     codes = dictionary_codes(tree, sql.columns(names, table="g"), dictionaries)
     return tree, dict(groups=groups, code=codes)
@@ -152,14 +152,14 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
         else list(coded_by.dictionaries)
     names = [*(f"y_{j}" for j in range(m)), "c"]  # S's columns (common/qi_class_groups.sql)
     engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
-    engine.execute(*sql.render("common/qi_class_groups", d, groups=groups, tbl=table.ref, qi=sql.ref_columns(qi),
-                               cls=sql.ref_column(class_column)))
+    engine.execute(*sql.render("common/qi_class_groups", d, groups=groups, tbl=table.expr, qi=sql.columns(qi),
+                               cls=sql.column(class_column)))
     try:
         values = _value_dictionaries(engine, groups, names, tables) \
             if coded_by is None else [*coded_by.values, coded_by.class_values]
+        tree, binds = _coded_counts(groups, names, tables)
         with engine.joins_as_written():  # S probed against each dictionary in turn
-            result = engine.fetch_columns(*sql.composed(_coded_counts, d, groups=groups, names=names,
-                                                        dictionaries=tables))
+            result = engine.fetch_columns(*sql.bind(tree, d, binds))
     finally:
         if not keep:
             engine.execute(*sql.render("common/drop_temp_table", d, tbl=groups))
@@ -171,7 +171,7 @@ def qi_class_counts(engine: Engine, table: Table, qi: Sequence[str], class_colum
                          groups if keep else None)
 
 
-def _value_dictionaries(engine: Engine, groups: sql.Name, names: Sequence[str], dictionaries: Sequence[sql.Name]
+def _value_dictionaries(engine: Engine, groups: exp.Table, names: Sequence[str], dictionaries: Sequence[exp.Table]
                         ) -> list[np.ndarray]:
     """Build the value dictionary of each column `names` of the grouped relation (common/value_dictionary.sql)
     and return their labels in code order. Off DuckDB the dictionaries read the columns' distinct
@@ -182,25 +182,26 @@ def _value_dictionaries(engine: Engine, groups: sql.Name, names: Sequence[str], 
     if values is not None:
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
         engine.execute(*sql.render("common/column_values", d, values=values, groups=groups,
-                                   col=sql.ref_columns(names)))
+                                   col=sql.columns(names)))
     try:
         for name, dictionary in zip(names, dictionaries):
             engine.execute(*sql.render("common/drop_temp_table", d, tbl=dictionary))
             engine.execute(*sql.render("common/value_dictionary", d, dict=dictionary,
-                                       tbl=groups if values is None else values, col=sql.ref_column(name)))
+                                       tbl=groups if values is None else values, col=sql.column(name)))
             analyze(engine, dictionary)
     finally:
         if values is not None:
             engine.execute(*sql.render("common/drop_temp_table", d, tbl=values))
-    j, code, label = engine.fetch_columns(*sql.composed(_dictionary_labels, d, dictionaries=list(dictionaries)))
+    tree, binds = _dictionary_labels(dictionaries)
+    j, code, label = engine.fetch_columns(*sql.bind(tree, d, binds))
     j = j.astype(np.int64)
     order = np.lexsort((code.astype(np.int64), j))  # codes are 0..|V_j|-1 (DENSE_RANK - 1): code order per j
     return [np.array(part, dtype=object) for part in
             np.split(label[order], np.cumsum(np.bincount(j, minlength=len(dictionaries)))[:-1])]
 
 
-def _dictionary_labels(dictionaries: Sequence[sql.Name]) -> tuple[exp.Expr, dict]:
-    """sql/common/dictionary_labels.sql once per dictionary as ONE UNION ALL (composed): every
+def _dictionary_labels(dictionaries: Sequence[exp.Table]) -> tuple[exp.Expr, dict]:
+    """sql/common/dictionary_labels.sql once per dictionary as ONE UNION ALL: every
     column's labels in one query instead of one each (Adult: 4.3 -> 0.8 ms). Each branch's
     placeholders get its own name ($dict_j, $j_j)."""
     branches: list[exp.Expr] = []
@@ -214,14 +215,14 @@ def _dictionary_labels(dictionaries: Sequence[sql.Name]) -> tuple[exp.Expr, dict
     return reduce(lambda a, b: exp.union(a, b, distinct=False), branches), binds
 
 
-def analyze(engine: Engine, table: sql.Name) -> None:
+def analyze(engine: Engine, table: exp.Table) -> None:
     """Planner statistics for a fresh temporary table on PostgreSQL (sql/common/analyze.sql);
     DuckDB and Spark plan without them."""
     if engine.dialect == "postgres":
         engine.execute(*sql.render("common/analyze", engine.dialect, tbl=table))
 
 
-def drop_dictionaries(engine: Engine, dictionaries: Sequence[sql.Name]) -> None:
+def drop_dictionaries(engine: Engine, dictionaries: Sequence[exp.Table]) -> None:
     """Remove the value dictionaries qi_class_counts left behind (QIClassCounts.dictionaries)."""
     for dictionary in dictionaries:
         engine.execute(*sql.render("common/drop_temp_table", engine.dialect, tbl=dictionary))
@@ -231,8 +232,8 @@ def attr_class_counts(engine: Engine, table: Table, attrs: Sequence[str], class_
     """N(x_j, c) for all attributes in one GROUPING SETS query (one scan, not one per j), coded in SQL."""
     comparable(table, [*attrs, class_column])
     m = len(attrs)
-    text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.ref, attr=sql.ref_columns(attrs),
-                              cls=sql.ref_column(class_column))
+    text, params = sql.render("common/attr_class_counts", engine.dialect, tbl=table.expr, attr=sql.columns(attrs),
+                              cls=sql.column(class_column))
     result = engine.fetch_columns(text, params)
     classes = result[3 * m].astype(np.int64)
     class_values = _dictionary(classes, result[3 * m + 1])

@@ -79,13 +79,12 @@ def quasi_identifiers(table: Table, qi: str | Sequence[str] | None) -> list[str]
 
 def rows(engine: Engine, table: Table) -> int:
     """The table's row count; an empty table is an error (nothing to anonymize or profile).
-    Every job counts its source here first, so the engine is told the size here too
-    (Engine.expect_rows: DuckDB runs a one-row-group table on one thread)."""
-    text, params = sql.render("common/row_count", engine.dialect, tbl=table.ref)
+    A validator changes nothing: the job that counted tells its engine the size
+    (Engine.expect_rows)."""
+    text, params = sql.render("common/row_count", engine.dialect, tbl=table.expr)
     n = int(engine.fetch_all(text, params)[0][0])
     if n == 0:
         raise AnonsqlError(f"table {table} is empty")
-    engine.expect_rows(n)
     return n
 
 
@@ -94,7 +93,7 @@ def class_column(engine: Engine, table: Table, name: str, qi: Sequence[str] = ()
     col = table.column(name).name
     if col in qi:
         raise AnonsqlError(f"class column '{col}' is also listed as a quasi-identifier")
-    text, params = sql.render("common/null_count", engine.dialect, tbl=table.ref, col=sql.ref_column(col))
+    text, params = sql.render("common/null_count", engine.dialect, tbl=table.expr, col=sql.column(col))
     nulls = int(engine.fetch_all(text, params)[0][0])
     if nulls:
         raise AnonsqlError(f"class column '{col}' has {nulls} NULL value(s); every row needs a class label")

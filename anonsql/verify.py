@@ -40,17 +40,17 @@ class KAnonymityReport(Report):
         return lines + [line for d in self.sensitive for line in d.lines()]
 
 
-def shown_columns(table: Table, qi: Sequence[str]) -> list[exp.Expr | sql.Name]:
+def shown_columns(table: Table, qi: Sequence[str]) -> list[exp.Expr]:
     """The QI columns as the smallest groups show them: typed values, except a time-zone-aware
     timestamp, shown as the database prints it (DuckDB's driver needs pytz to convert one)."""
     types = {c.name: c.data_type.upper() for c in table.columns}
     return [exp.cast(sql.column(q, "t"), "VARCHAR") if "TIME ZONE" in types.get(q, "") or types.get(q) == "TIMESTAMPTZ"
-            else sql.ref_column(q, "t") for q in qi]
+            else sql.column(q, "t") for q in qi]
 
 
 def k_anonymity(engine: Engine, table: Table, qi: Sequence[str], k: int, *, show: int = 20) -> KAnonymityReport:
     """Count the equivalence classes smaller than k and list the `show` smallest of them."""
-    binds = dict(tbl=table.ref, qi=sql.ref_columns(qi), k=k)
+    binds = dict(tbl=table.expr, qi=sql.columns(qi), k=k)
     text, params = sql.render("common/violations_summary", engine.dialect, **binds)
     groups, rows = engine.fetch_all(text, params)[0]
     shown: list[dict[str, Any]] = []

@@ -20,9 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from common import KH_CLASS, KH_QI  # noqa: E402
+
 import anonsql  # noqa: E402
 from anonsql.engine import connect  # noqa: E402
-from common import KH_CLASS, KH_QI  # noqa: E402
 
 KS = [2, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50]
 COSTS = ["ham", "info", "mar", "hybrid"]
@@ -44,8 +45,10 @@ def main() -> None:
     for k in KS:
         for cost in COSTS:
             for seed in range(args.seeds):
-                r = anonsql.k_anonymize(eng, "adult", KH_QI, KH_CLASS, k, cost=cost, seed=seed, out="anon", replace=True)
-                ev = anonsql.evaluate_classifiers(eng, "adult", "anon", KH_QI, KH_CLASS, folds=10, seed=0, classifiers=classifiers)
+                r = anonsql.k_anonymize(eng, "adult", KH_QI, KH_CLASS, k, cost=cost, seed=seed, out="anon",
+                                        replace=True)
+                ev = anonsql.evaluate_classifiers(eng, "adult", "anon", KH_QI, KH_CLASS, folds=10, seed=0,
+                                                  classifiers=classifiers)
                 baseline = {c: v.baseline_error for c, v in ev.classifiers.items()}
                 row = {"k": k, "cost": cost, "seed": seed, "suppressed_ratio": r.suppressed_ratio,
                        "kl_divergence": r.kl_divergence, "iterations": r.iterations,

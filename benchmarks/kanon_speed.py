@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
+from common import KH_CLASS, KH_QI, adult_kh_frame, engines, load_frame, synthetic_adult  # noqa: E402
 
 import anonsql  # noqa: E402
 from anonsql import catalog, kanon, stats  # noqa: E402
 from anonsql.engine import connect  # noqa: E402
-from common import KH_CLASS, KH_QI, adult_kh_frame, engines, load_frame, synthetic_adult  # noqa: E402
 
 
 def job(db: str, table: str, k: int, cost: str) -> dict:

@@ -7,14 +7,10 @@ as a user types it, beside baselines measured in the same run:
   N(y, c) in SQL and runs `kanon.anonymize(reference=True)` (no rewrite, no checks: it
   favours the baseline);
 * the floors a start cannot go below: an empty interpreter, one importing the libraries
-  the kanon command needs (DuckDB's extension module _duckdb, as anonsql.engine.duckdb imports
-  it without the duckdb package's Python layer, numpy, click: a run served by the rendered-SQL
-  cache never imports sqlglot), and `floor_process`, which also does
+  the kanon command needs (duckdb, numpy, click, sqlglot), and `floor_process`, which also does
   the least any in-database run must: open the file, fetch N(y, c) by one GROUP BY, write the
   output by one CREATE TABLE AS SELECT in a transaction, close (DuckDB checkpoints at close);
-  what anonsql adds beyond it is the loop, the dictionaries, the checks and the glue;
-* the same kanon command with the rendered-SQL cache off (anonsql.rendered_cache), as a first
-  run after installing pays it (sqlglot imported, every statement parsed and generated).
+  what anonsql adds beyond it is the loop, the dictionaries, the checks and the glue.
 
 The commands run alternately, --repeat times (the reference --reference-repeat times, in the
 first rounds), and each figure is the least of its runs (the machine may be shared: a burst of
@@ -54,7 +50,7 @@ kanon.anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes
 
 FLOOR = """
 import sys
-import _duckdb as duckdb, numpy, click
+import duckdb, numpy, click
 con = duckdb.connect(sys.argv[1])
 con.execute("SELECT " + sys.argv[2] + ", " + sys.argv[3] + ", COUNT(*) FROM adult GROUP BY ALL").fetchnumpy()
 con.begin()
@@ -88,18 +84,14 @@ def main() -> None:
         load_frame(db, adult_kh_frame(), "adult")
         commands = {
             "python": [sys.executable, "-c", "pass"],
-            "imports": [sys.executable, "-c", "import _duckdb, numpy, click"],
+            "imports": [sys.executable, "-c", "import duckdb, numpy, click, sqlglot"],
             "anonsql_kanon": [SCRIPT, "kanon", "--db", db, "--table", "adult", "--qi", ",".join(KH_QI),
                               "--class", KH_CLASS, "--k", "10", "--cost", "mar", "--seed", "0",
                               "--out", "adult_k10", "--replace", "--json"],
             "floor_process": [sys.executable, "-c", FLOOR, db, ", ".join(KH_QI), KH_CLASS],
             "reference_loop_process": [sys.executable, "-c", REFERENCE, db, ",".join(KH_QI), KH_CLASS],
         }
-        commands["anonsql_kanon_without_sql_cache"] = commands["anonsql_kanon"]
-        env["ANONSQL_CACHE_DIR"] = str(Path(tmp) / "sql_cache")  # filled by the warm-up, as by a user's first run
         envs = {name: env for name in commands}
-        # a first run ever, or the cache off: every template parsed and generated afresh
-        envs["anonsql_kanon_without_sql_cache"] = {**env, "ANONSQL_CACHE_DIR": ""}
         seconds(commands["anonsql_kanon"], env)  # warm-up: bytecode written, file cache warm
         best = dict.fromkeys(commands, float("inf"))
         stages: dict = {}

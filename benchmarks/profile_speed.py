@@ -14,8 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import anonsql  # noqa: E402
 from common import KH_CLASS, KH_QI, adult_kh_frame, best_of, engines, load_frame, synthetic_adult  # noqa: E402
+
+import anonsql  # noqa: E402
 
 
 def main() -> None:
@@ -30,7 +31,7 @@ def main() -> None:
             for engine, db in dbs.items():
                 load_frame(db, frame, name)
                 row[f"{engine}_seconds"] = round(
-                    best_of(lambda: anonsql.profile(db, name, qi=KH_QI, class_column=KH_CLASS)), 4)
+                    best_of(lambda db=db, name=name: anonsql.profile(db, name, qi=KH_QI, class_column=KH_CLASS)), 4)
             if "postgres_seconds" in row:
                 row["postgres_over_duckdb"] = round(row["postgres_seconds"] / row["duckdb_seconds"], 2)
             results.append(row)

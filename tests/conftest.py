@@ -8,12 +8,7 @@ cases are skipped with the reason, except under CI (CI=true), where that is a fa
 from __future__ import annotations
 
 import os
-import tempfile
 import uuid
-
-# The rendered-SQL cache of this test session (and the processes it starts) lives in a fresh
-# directory, never in the user's ~/.cache (anonsql.rendered_cache).
-os.environ.setdefault("ANONSQL_CACHE_DIR", tempfile.mkdtemp(prefix="anonsql-test-cache-"))
 
 import pandas as pd
 import pytest
@@ -52,6 +47,21 @@ def spark_missing() -> str | None:
 
 
 @pytest.fixture(scope="session")
+def chromium() -> str:
+    """The headless Chromium binary the release report is rendered in. Skipped without it, a
+    failure under CI=true."""
+    import shutil
+
+    found = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser")) if p), None)
+    if found is None:
+        reason = "headless Chromium not installed (Debian: apt-get install chromium); .ci/run installs it"
+        if os.environ.get("CI"):
+            pytest.fail(reason + " -- CI must run the browser test, not skip it")
+        pytest.skip(reason)
+    return found
+
+
+@pytest.fixture(scope="session")
 def spark_url(tmp_path_factory):
     """`spark:local[2]` over a fresh warehouse, tables in memory: ONE SparkSession for the whole test session (the
     engine keeps one per process). Skipped without Java or pyspark, a failure under CI=true."""
@@ -69,6 +79,24 @@ def spark_engine(spark_url):
     eng = connect(spark_url)
     yield eng
     eng.close()
+
+
+#: The marker a test gets from a fixture it uses (directly or through another fixture), so that
+#: `pytest -m "not spark and not browser"` is the quick loop (pyproject.toml registers them).
+MARKED_BY_FIXTURE = {"pg_server_url": "postgres", "spark_url": "spark", "chromium": "browser"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test by the servers it starts: `postgres` (the throwaway PostgreSQL, also the
+    PostgreSQL case of `db`), `spark` (a local Spark, with its JVM), `browser` (headless Chromium)."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("db") == "postgres":
+            used.add("pg_server_url")  # db's PostgreSQL case asks for the server at run time
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in used:
+                item.add_marker(getattr(pytest.mark, marker))
 
 
 @pytest.fixture(params=ENGINES)

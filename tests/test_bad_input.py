@@ -5,11 +5,13 @@ traceback, and leaves every table of the database as it was."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from anonsql import catalog
 from anonsql.cli import main
+from anonsql.engine import connect
 
 from .conftest import table_rows
 
@@ -143,3 +145,40 @@ def test_api_checks_the_script_path_before_any_work(db, engine, tables, tmp_path
     with pytest.raises(anonsql.AnonsqlError, match="does not exist"):
         runs[call]()
     assert _snapshot(engine) == before
+
+
+NOSHOW = "PatientId,Gender,Age,No-show\n29872499824296,F,62,No\n558997776694438,M,56,No\n"
+
+
+@pytest.mark.parametrize("argv", [KANON, ["check", *T, "--qi", "zip", "--k", "2"], PROTECT,
+                                  ["load", "{csv}", "--table", "t"]], ids=["kanon", "check", "protect", "load"])
+def test_db_that_is_not_a_duckdb_database_exits_2_and_creates_nothing(tmp_path, capsys, argv):
+    """Issue 29: DuckDB opened a CSV given as --db as an empty in-memory database, and a run's
+    output vanished after a success; now one line says what the file is and how to load it."""
+    csv = tmp_path / "noshow.csv"
+    csv.write_text(NOSHOW)
+    argv = [a.format(csv=csv) for a in argv]
+    code = main([argv[0], "--db", str(csv), *argv[1:], *(["--out", "z"] if argv[0] == "kanon" else [])])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.strip().splitlines() == [f"anonsql {argv[0]}: error: {csv} is not a DuckDB database; load it with "
+                                        f"`anonsql load {csv} --db <file>.duckdb --table <name>`"]
+    assert os.listdir(tmp_path) == ["noshow.csv"] and csv.read_text() == NOSHOW
+
+
+def test_a_missing_database_file_is_created_only_by_load(tmp_path, capsys):
+    csv, db = tmp_path / "noshow.csv", tmp_path / "noshow.duckdb"
+    csv.write_text(NOSHOW)
+    assert main(["kanon", "--db", str(db), "--table", "t", "--qi", "Gender", "--k", "2", "--out", "z"]) == 2
+    _, err = capsys.readouterr()
+    assert err.strip().splitlines() == [f"anonsql kanon: error: DuckDB database file not found: {db} (only "
+                                        "`anonsql load` and `anonsql dataset` create one)"]
+    assert not db.exists()
+    assert main(["load", str(csv), "--db", str(db), "--table", "t"]) == 0
+    assert db.exists()
+    assert main(["kanon", "--db", str(db), "--table", "t", "--qi", "Gender", "--k", "2", "--out", "z", "--quiet"]) == 0
+    engine = connect(str(db))
+    try:
+        assert table_rows(engine, "z") == [(29872499824296, None, 62, "No"), (558997776694438, None, 56, "No")]
+    finally:
+        engine.close()

@@ -59,6 +59,7 @@ def test_no_qi_is_an_error(db, make_table):
 cells = st.one_of(st.none(), st.sampled_from(["a", "b", "c"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(cells, cells), min_size=1, max_size=30), k=st.integers(1, 6))
 def test_matches_pandas_groupby_with_nulls_kept(tmp_path_factory, rows, k):

@@ -307,6 +307,7 @@ def _adult_with_nulls(engine, name="adult"):
     engine.execute(f"UPDATE {s} SET education = NULL WHERE id BETWEEN 12000 AND 12500")
 
 
+@pytest.mark.slow
 def test_sql_naive_bayes_equals_pandas_on_adult(engine):
     _adult_with_nulls(engine)
     orig, anon = _tables(engine, "adult", "adult_s")
@@ -402,6 +403,7 @@ def _blanked(codes: np.ndarray, share: float, seed: int) -> np.ndarray:
     return out
 
 
+@pytest.mark.slow
 def test_weighted_distinct_tuples_grow_the_row_by_row_tree_on_adult_and_others():
     """Avenue (1) of issue 16 checked on the trees themselves: on Adult (without and with 10%
     NULLs in the training rows) and on tree_table (original and anonymized), for three seeds,
@@ -489,6 +491,7 @@ def test_tree_without_missing_value_directions_is_a_clear_error():
         route_nulls_by_records(model, np.zeros((1, 1), np.float32), np.zeros((1, 1), bool), np.zeros(1, np.intp))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_tree_misclassified_equals_row_by_row_trees_with_nulls_on_both_sides(monkeypatch, workers):
     """tree.misclassified end to end against scikit-learn fitted per fold on one row per
@@ -589,6 +592,7 @@ def test_tree_errors_are_pinned(engine, make_table):
     assert r.classifiers["tree"].error < r.classifiers["nb"].error  # the tree matters here
 
 
+@pytest.mark.slow
 def test_tree_errors_on_adult_are_pinned(engine):
     pytest.importorskip("sklearn")
     _adult_with_nulls(engine)

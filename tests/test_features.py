@@ -463,6 +463,6 @@ def test_features_warns_about_a_unique_column_of_its_output(engine, make_table):
     """Identifiers: the published projection's non-feature columns are scanned for near-unique ones."""
     make_table("two", {"x1": [1, 0], "x2": [1, 1], "cls": ["a", "b"]})
     r = api.select_features(engine, "two", "cls", 1, out="pub")
-    assert any("column 'cls' is unique in pub" in n for n in r.notes)
+    assert any("column 'cls' is unique in pub" in n for n in r.warnings)
     make_table("toy", TOY_TABLE)
-    assert not any("unique" in n for n in api.select_features(engine, "toy", "cls", 2, key="id", out="pub2").notes)
+    assert not api.select_features(engine, "toy", "cls", 2, key="id", out="pub2").warnings

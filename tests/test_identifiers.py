@@ -2,10 +2,13 @@
 
 import hashlib
 import hmac
+import json
 
 import pytest
 
+import anonsql
 from anonsql import catalog, identifiers
+from anonsql.cli import main
 from anonsql.errors import AnonsqlError
 
 from .conftest import table_rows
@@ -13,35 +16,93 @@ from .conftest import table_rows
 KEY = "0123456789abcdef-key"
 
 
-def test_near_unique_columns_are_named(engine, make_table):
+def as_float(engine, table, column):
+    """make_table stores whole numbers as integers: the column as DOUBLE PRECISION, as a CSV of
+    2.98e+13-style ids loads."""
+    engine.execute(f'ALTER TABLE {table} ALTER COLUMN "{column}" TYPE DOUBLE PRECISION')
+    assert catalog.get_table(engine, table).column(column).kind == "float"
+
+
+def test_unique_and_nearly_unique_columns_are_named(engine, make_table):
+    """Unique: every row its own value; nearly unique: >= 50% distinct values and >= 50% of the
+    rows sharing their value with at most 4 others. A column of pairs is (a household), one
+    with a few big groups is not, however many singletons sit beside them."""
     n = 40
-    make_table("t", {"pid": list(range(n)), "almost": list(range(n - 2)) + [0, 1], "half": [i % 20 for i in range(n)],
-                     "sparse": [i if i % 2 else None for i in range(n)]})
-    notes = identifiers.near_unique(engine, catalog.get_table(engine, "t"), ["pid", "almost", "half", "sparse"])
-    assert len(notes) == 2  # 40 of 40, 38 of 40 (95%); 20 of 40 and 20 of 40 are not
-    assert notes[0].startswith("column 'pid' is unique in t (40 distinct values in 40 rows)")
-    assert notes[1].startswith("column 'almost' is nearly unique in t (38 distinct values")
-    assert identifiers.near_unique(engine, catalog.get_table(engine, "t"), []) == []
+    make_table("t", {"pid": list(range(n)), "pairs": [i // 2 for i in range(n)],
+                     "lumpy": [0] * 12 + [1] * 10 + list(range(2, 20)), "low": [i % 7 for i in range(n)]})
+    notes = identifiers.scan(engine, catalog.get_table(engine, "t"), ["pid", "pairs", "lumpy", "low"])
+    assert [note.split("'")[1] for note in notes] == ["pid", "pairs"]
+    assert notes[0].startswith("column 'pid' is unique in t (40 distinct values in 40 rows) and is not a quasi")
+    assert notes[1].startswith("column 'pairs' is nearly unique in t (20 distinct values in 40 rows, 100% of the rows "
+                               "sharing their value with at most 4 others)")
+    # lumpy: 20 distinct of 40 (50%), but only its 18 singletons (45% of the rows) lie within a handful
+    assert identifiers.scan(engine, catalog.get_table(engine, "t"), []) == []
 
 
-def test_near_unique_is_exact_when_a_sample_clears_the_far_from_unique(engine, make_table, monkeypatch):
-    """A tenth of the rows clears a column with more repeats there than a near-unique column can
-    have in the whole table (no full count of it); a column exactly at the 95% line, its 50
-    repeats all early in the table, is still counted and named."""
-    n = 1000
-    make_table("t", {"pid": list(range(n)), "edge": [0] * 51 + list(range(1, 950)), "low": [i % 7 for i in range(n)]})
-    counted = []
-    real = engine.fetch_all
+def test_a_patient_id_with_repeat_visits_is_flagged_in_kanons_report(db, engine, make_table):
+    """Issue 29: PatientId, 93% distinct (patients with several appointments), stored as floats
+    such as 2.98e+13, stayed in clear under the 95% rule. Now kanon's report names it (name,
+    near-uniqueness and format), in `warnings` (summary and JSON); the QI age is not named."""
+    n = 300
+    ids = [29872499824296.0 + 1000 * i for i in range(280)] + [29872499824296.0 + 1000 * i for i in range(20)]
+    make_table("visits", {"PatientId": ids, "age": [20 + i % 40 for i in range(n)],
+                          "sex": ["F", "M"] * (n // 2), "show": ["yes", "no", "yes"] * (n // 3)})
+    as_float(engine, "visits", "PatientId")
+    r = anonsql.k_anonymize(db, "visits", "age,sex", "show", 5, out="v5")
+    assert r.ok and len(r.warnings) == 1 and r.warnings[0].startswith(
+        "column 'PatientId' is nearly unique in v5 (280 distinct values in 300 rows, 100% of the rows sharing")
+    assert "its name says so" in r.warnings[0] and "whole numbers of 9 or more digits stored as floats" in r.warnings[0]
+    assert "WARNING: column 'PatientId'" in r.summary() and json.loads(r.to_json())["warnings"] == r.warnings
+    assert not [n for n in r.notes if "PatientId" in n]  # a privacy warning, not a note
 
-    def spy(text, params=None):
-        if "distinct non-NULL values of one column" in text:
-            counted.extend(c for c in ("pid", "edge", "low") if f'"{c}"' in text)
-        return real(text, params)
-    monkeypatch.setattr(engine, "fetch_all", spy)
-    notes = identifiers.near_unique(engine, catalog.get_table(engine, "t"), ["pid", "edge", "low"])
-    assert [note.split("'")[1] for note in notes] == ["pid", "edge"]
-    assert "950 distinct values in 1,000 rows" in notes[1]
-    assert counted == ["pid", "edge"]  # "low" repeats 94 times in any 101 rows: cleared without a count
+
+def test_formats_of_identifiers_are_flagged(engine, make_table):
+    """E-mail addresses, UUIDs, phone numbers, long digit strings and 2.98e+13-style ids, each in
+    a column whose name and spread say nothing (few distinct values); ordinary columns (age, a
+    date, a decimal measure, a small code) are not flagged."""
+    n = 40
+    make_table("t", {
+        "a": [f"user{i % 4}@example.org" for i in range(n)],
+        "b": [f"123e4567-e89b-12d3-a456-42661417400{i % 4}" for i in range(n)],
+        "c": [f"+33 6 12 34 56 0{i % 4}" for i in range(n)],
+        "d": [f"00012345678{i % 4}" for i in range(n)],
+        "e": [f"2.98725{i % 4}e+13" for i in range(n)],
+        "f": [29872499824296.0 + i % 4 for i in range(n)],
+        "age": [20 + i % 4 for i in range(n)], "day": [f"2016-04-2{i % 4}" for i in range(n)],
+        "weight": [f"{60 + i % 4}.5" for i in range(n)], "code": [i % 4 for i in range(n)]})
+    as_float(engine, "t", "f")
+    notes = identifiers.scan(engine, catalog.get_table(engine, "t"), catalog.get_table(engine, "t").column_names)
+    flagged = {note.split("'")[1]: note for note in notes}
+    assert sorted(flagged) == ["a", "b", "c", "d", "e", "f"]
+    for col, what in [("a", "e-mail addresses"), ("b", "UUIDs"), ("c", "phone numbers"),
+                      ("d", "digit strings of 9 or more digits"), ("e", "whole numbers in scientific notation"),
+                      ("f", "whole numbers of 9 or more digits stored as floats")]:
+        assert f"column '{col}' reads as a direct identifier in t (100% of its values are {what}" in flagged[col]
+
+
+@pytest.mark.parametrize("name, words, flagged", [
+    ("PatientId", ["patient", "id"], True), ("AppointmentID", ["appointment", "id"], True),
+    ("patient_id", ["patient", "id"], True), ("E-Mail", ["e", "mail"], True),
+    ("phone number", ["phone", "number"], True), ("ssn", ["ssn"], True), ("last_name", ["last", "name"], True),
+    ("paid", ["paid"], False), ("valid", ["valid"], False), ("Age", ["age"], False), ("zipcode", ["zipcode"], False),
+    ("marital_status", ["marital", "status"], False), ("No-show", ["no", "show"], False)])
+def test_names_a_reviewer_reads_as_identifiers(name, words, flagged):
+    assert identifiers.name_words(name) == words
+    assert bool(identifiers.NAME_WORDS & set(words)) == flagged
+
+
+def test_quiet_silences_progress_never_a_privacy_warning(db, make_table, capsys):
+    make_table("t", {"email": [f"p{i}@example.org" for i in range(12)], "zip": ["1", "2"] * 6,
+                     "sex": ["F", "M", "M"] * 4, "cls": ["a", "b", "b", "a"] * 3})
+    base = ["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2", "--out", "t2"]
+    assert main([*base, "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "WARNING: column 'email' is unique in t2" in err  # on stderr, though --quiet...
+    assert "statistics:" not in err and "loop:" not in err  # ...which silenced the progress
+    assert "WARNING: column 'email' is unique in t2" in out  # and in the summary
+    assert main([*base, "--replace", "--quiet", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["warnings"][0].startswith("column 'email' is unique in t2") and "WARNING: column" in err
 
 
 def test_key_from_file_or_environment(tmp_path, monkeypatch):

@@ -48,7 +48,7 @@ def test_copy_is_k_anonymous_and_source_untouched(db, engine, make_table):
         "same class counts": "common/qi_class_counts", "only NULLs added": "common/attr_class_counts",
         "suppressed cells as decided": "common/attr_class_counts",
         "non-QI columns unchanged": "common/multiset_difference"}
-    assert any("column 'id' is unique in t2" in n and "--pseudonymize" in n for n in r.notes)  # a direct identifier
+    assert any("column 'id' is unique in t2" in n and "--pseudonymize" in n for n in r.warnings)  # a direct identifier
     assert table_rows(engine, "t") == before
     after = table_rows(engine, "t2")
     assert len(after) == 12 and only_nulls_added(before, after, {1, 2})
@@ -274,8 +274,9 @@ def test_cli_report_and_exit_codes(db, make_table, tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1 and "'nope' is not one of" in err
 
 
-def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, request):
-    pg = request.getfixturevalue("pg_server_url")
+@pytest.mark.slow
+def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, pg_server_url):
+    pg = pg_server_url
     tables = []
     for db in (str(tmp_path / "a.duckdb"), pg):
         anonsql.load_dataset(db, "adult-kh", "adult_kanon", replace=True)
@@ -292,6 +293,7 @@ def test_adult_same_result_on_both_engines_and_mar_invariant(tmp_path, request):
 cells = st.one_of(st.none(), st.sampled_from(["a", "b", "c", "d"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(cells, cells, cells, st.sampled_from(["p", "q"])), min_size=2, max_size=25),
        k=st.integers(1, 5), cost=st.sampled_from(["ham", "info", "mar", "hybrid"]))
@@ -385,7 +387,7 @@ def test_drop_and_pseudonymize_direct_identifiers(db, engine, make_table, monkey
     assert catalog.get_table(engine, "t2").column_names == ["id", "zip", "sex", "cls"]
     after = sorted(table_rows(engine, "t2"))
     assert sorted(row[0] for row in after) == sorted(hmac_hex(row[0]) for row in before)  # HMAC-SHA256(K, id)
-    assert not any("unique" in n for n in r.notes)  # nothing identifying left unmentioned
+    assert not any("unique" in n for n in r.warnings)  # nothing identifying left unmentioned
     text = r.summary() + r.to_json()
     assert KEY not in text and "pseudonymized (keyed HMAC-SHA256): id" in text
     # the same key from the environment gives the same pseudonyms; no key is one error line
@@ -416,7 +418,7 @@ def test_cli_pseudonymize_in_place_and_warns_about_identifiers(db, engine, make_
     base = ["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2"]
     assert main([*base, "--out", "t2"]) == 0
     captured = capsys.readouterr()
-    assert "warning: column 'id' is unique in t2" in captured.err and "column 'admitted' is unique" in captured.err
+    assert "WARNING: column 'id' is unique in t2" in captured.err and "column 'admitted' is unique" in captured.err
     monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", KEY)
     assert main([*base, "--in-place", "--pseudonymize", "id,admitted", "--quiet"]) == 0
     out = capsys.readouterr().out
@@ -508,10 +510,10 @@ def test_near_unique_warning_read_beside_the_loop_is_the_outputs(db, engine, mak
         make_table(f"s{i}", {**TOY, "admitted": [f"2020-01-{d:02d}" for d in range(1, 13)]})
         r = anonsql.k_anonymize(db, f"s{i}", "zip,sex", "cls", 2, **kwargs)
         out = catalog.get_table(engine, r.out)
-        expected = identifiers.near_unique(engine, out, identifiers.unlisted(out.column_names,
-                                                                             ["zip", "sex", *r.pseudonymized]))
-        assert expected and [n for n in r.notes if " unique in " in n] == expected, kwargs
-    assert any("column 'admitted' is unique in s3" in n for n in r.notes)  # in place: 'id' dropped, 'admitted' left
+        expected = identifiers.scan(engine, out, identifiers.unlisted(out.column_names,
+                                                                      ["zip", "sex", *r.pseudonymized]))
+        assert expected and r.warnings == expected, kwargs
+    assert any("column 'admitted' is unique in s3" in n for n in r.warnings)  # in place: 'id' dropped, 'admitted' left
 
 
 def test_beside_returns_both_results_and_raises_either_error_once_both_are_done():

@@ -231,37 +231,6 @@ def test_progress_and_missing_extension_fallback(monkeypatch):
     assert np.array_equal(slow.final_codes, r.final_codes)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 42, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**64, 2**64 + 5,
-                                  12345678901234567890123456789, 2**200 + 7])
-def test_draws_are_numpys_default_rng_bit_for_bit(seed, monkeypatch):
-    """kanon.draws.uniform is numpy.random.default_rng(seed).random(n) (the documented draws),
-    from the compiled PCG64 over SeedSequence's seeds: seeds of one to seven 32-bit words (more
-    than the pool's four mix in separately), short and long runs; and from numpy itself where the
-    compiled module is missing."""
-    from anonsql.kanon import draws
-
-    assert draws._uniform is not None, "anonsql.kanon._core is not built: run `pip install -e .`"
-    for n in (0, 1, 3, 2 * 13_330):
-        expected = np.random.default_rng(seed).random(n)
-        got = draws.uniform(seed, n)
-        assert got.dtype == np.float64 and np.array_equal(got, expected), n
-    monkeypatch.setattr(draws, "_uniform", None)
-    assert np.array_equal(draws.uniform(seed, 100), np.random.default_rng(seed).random(100))
-
-
-def test_draws_refuse_a_negative_seed_and_a_wrong_buffer():
-    from anonsql.kanon import _core, draws
-
-    with pytest.raises(ValueError, match="seed must be >= 0"):
-        draws.seed_state(-1)
-    with pytest.raises(ValueError, match="must be float64"):
-        _core.uniform(0, 0, 0, 0, np.empty(3, dtype=np.int32))
-    with pytest.raises(TypeError):
-        _core.uniform(0, 0, 0, 0, np.empty(3).view(np.float64)[::2])  # not contiguous
-    with pytest.raises(TypeError):
-        _core.uniform(0, 0, 0, 0, np.empty(3)[None, :].repeat(2, axis=0).T)  # not C-contiguous
-
-
 # --- properties on random tables -------------------------------------------------------------------
 @st.composite
 def count_tables(draw):
@@ -280,6 +249,7 @@ def count_tables(draw):
     return codes, classes, counts, sizes, k
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(count_tables(), st.sampled_from(COSTS), st.sampled_from([1.0, 0.5, 2.0]), st.integers(0, 2**31))
 def test_compiled_loop_matches_reference_and_output_is_k_anonymous(tab, cost, alpha, seed):
@@ -358,6 +328,7 @@ def test_adult_shape(adult):
     assert sizes.tolist() == [14, 7, 16, 7, 14, 5, 2, 40]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cost", COSTS)
 def test_adult_compiled_loop_matches_reference(adult, cost):
     codes, classes, counts, sizes = adult
@@ -543,6 +514,7 @@ def _core_tail_start(counts, tail_pop=30_000, fine_bands=4):
     return (1 << (tail - 1)) + 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cost", ["mar", "ham"])
 def test_compiled_loop_matches_reference_with_doubling_bands_below_the_tail(cost):
     """33,000 tuples, 31,500 of them heavy (17..3x10^4): more than the 30,000 tuples _core.c lets

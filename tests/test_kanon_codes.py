@@ -48,6 +48,7 @@ def test_values_equal_in_sql_are_one_group_and_are_blanked_together(db, engine, 
     assert blanked == [0, 1, 5]  # both spellings of the first value, and the single row
 
 
+@pytest.mark.slow
 def test_more_than_100_quasi_identifiers(db, engine, make_table):
     """PostgreSQL's CONCAT takes at most 100 arguments: kanon no longer builds a text key."""
     qi = [f"q{j}" for j in range(101)]

@@ -52,6 +52,7 @@ def _aliases() -> list[str]:
     return sorted(found - types)
 
 
+@pytest.mark.slow
 def test_columns_named_like_every_internal_alias(db, make_table):
     """Issue 18, defect 4: results are read by position, so user columns named `n`, `g`,
     `group_key`, `size`, `class_value`, ... (every alias of sql/) cannot be mistaken for them."""

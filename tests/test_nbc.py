@@ -92,7 +92,9 @@ def test_tie_example_fixed_precision_flips_it_but_step2_does_not():
     tau = np.array([[0, 0]])
     assert not eq.relation(TIE, tau, 0, 1)[0]  # 4·4 = 2·8: tie, class 2 wins
     # The paper's failure: square roots to 10^-2 give 2·2 = 4 > 1.41·2.83 = 3.9903 (class 1 wins).
-    two = lambda x: Decimal(x).sqrt().quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+    def two(x):
+        return Decimal(x).sqrt().quantize(Decimal("0.01"), rounding="ROUND_DOWN")
+
     assert two(4) * two(4) > two(2) * two(8)
     # Step 2 with class-dependent offsets keeps the tie for the higher class at any precision.
     for bits in (4, 8, 16):
@@ -113,7 +115,9 @@ def test_steps_1_and_3_keep_the_classifier_and_make_realistic_views():
             assert sum(row[c] for row in s3.N[i]) == s3.P[c]  # Statement 9a
     assert equivalent(v, s3)
     # Statement 9b: X is unchanged exactly
-    x = lambda w, t, c: w.P[c] ** (1 - 2) * w.N[0][t[0]][c] * w.N[1][t[1]][c]
+    def x(w, t, c):
+        return w.P[c] ** (1 - 2) * w.N[0][t[0]][c] * w.N[1][t[1]][c]
+
     assert all(x(s1, t, c) == x(s3, t, c) for t in [(0, 0), (0, 1), (1, 0), (1, 1)] for c in (0, 1))
 
 

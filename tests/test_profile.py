@@ -49,8 +49,9 @@ def test_profile_bad_input(db, engine, make_table, kwargs, match):
         anonsql.profile(db, table, **kwargs)
 
 
-def test_same_answer_on_both_engines(tmp_path, request):
-    pg = request.getfixturevalue("pg_server_url")
+@pytest.mark.slow
+def test_same_answer_on_both_engines(tmp_path, pg_server_url):
+    pg = pg_server_url
     duck = str(tmp_path / "d.duckdb")
     qi = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex", "native_country"]
     results = []

@@ -449,6 +449,7 @@ def test_job_cells_over_two_columns_default_attrs(engine, make_table):
     assert rows[2][7] is None and rows[7][5] is None
 
 
+@pytest.mark.slow
 def test_job_seeded_runs_repeat(engine, make_table):
     make_table("records", TABLE_1_2)
     a = protect_table(engine, "records", "id", target="diagnosis", rows=[str(i) for i in range(1, 10)],
@@ -875,13 +876,17 @@ def _hmac(value) -> str:
 def test_identifier_warning_names_unique_columns_and_notes_the_key(engine, make_table):
     make_table("records", PEOPLE)
     r = symptoms_only(engine, rows=["2"], method="dropp", out="pub")
-    warned = [n for n in r.notes if "names a row on its own" in n]
+    warned = [n for n in r.warnings if "names a row on its own" in n]  # 9 rows: zipcode and age are nearly unique
+    assert [n.split("'")[1] for n in warned] == ["zipcode", "age", "name", "ssn"]
+    r = symptoms_only(engine, rows=["2"], method="dropp", out="pub", replace=True, qi=["zipcode", "gender", "age"])
+    warned = [n for n in r.warnings if "names a row on its own" in n]  # quasi-identifiers are not direct ones
     assert [n.split("'")[1] for n in warned] == ["name", "ssn"]  # the key is not warned about as such...
     assert any(n.startswith("column 'id' is the row key: it identifies every row of pub by design")
                for n in r.notes)  # ...but noted: protect keeps it by design
     make_table("plain", TABLE_1_2)
-    r = protect_table(engine, "plain", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub2")
-    assert not [n for n in r.notes if "names a row on its own" in n]
+    r = protect_table(engine, "plain", "id", target="diagnosis", rows=["2"], attrs=SYMPTOMS, out="pub2",
+                      qi=["zipcode", "gender", "age"])
+    assert not [n for n in r.warnings if "names a row on its own" in n]
 
 
 @pytest.mark.parametrize("in_place", [False, True])
@@ -890,7 +895,8 @@ def test_drop_and_pseudonymize_direct_identifiers(engine, make_table, monkeypatc
     monkeypatch.setenv("ANONSQL_PSEUDONYM_KEY", SECRET)
     make_table("records", PEOPLE)
     r = protect_table(engine, "records", "id", target="diagnosis", rows=["2"], method="dropp", drop="name",
-                      pseudonymize=["SSN"], in_place=in_place, out=None if in_place else "pub")
+                      pseudonymize=["SSN"], in_place=in_place, out=None if in_place else "pub",
+                      qi=["zipcode", "gender", "age"])
     out = "records" if in_place else "pub"
     assert r.ok and r.dropped == ["name"] and r.pseudonymized == ["ssn"]
     assert "name" not in r.attrs["diagnosis"] and "ssn" in r.attrs["diagnosis"]  # a dropped column is read by none
@@ -901,7 +907,7 @@ def test_drop_and_pseudonymize_direct_identifiers(engine, make_table, monkeypatc
     rows = {row[0]: row for row in table_rows(engine, out)}
     assert {k: row[-1] for k, row in rows.items()} == {k: _hmac(s) for k, s in zip(PEOPLE["id"], PEOPLE["ssn"])}
     assert rows[2][7] is None  # Bob's diagnosis is hidden
-    assert not [n for n in r.notes if "names a row on its own" in n]  # nothing left to warn about
+    assert not [n for n in r.warnings if "names a row on its own" in n]  # nothing left to warn about
     summary = r.summary()
     assert "dropped direct identifiers: name" in summary and "pseudonymized (keyed HMAC-SHA256): ssn" in summary
     assert SECRET not in summary + r.to_json()
@@ -966,7 +972,7 @@ def test_cli_show_values_and_identifiers(db, engine, make_table, tmp_path, capsy
         assert "column 'name' is unique" in out and "column 'id' is the row key" in out
     a, b = (json.loads(p.read_text()) for p in reports)
     for d in (a, b):
-        d.pop("seconds"), d.pop("out"), d.pop("changes_table"), d.pop("notes")
+        d.pop("seconds"), d.pop("out"), d.pop("changes_table"), d.pop("notes"), d.pop("warnings")
     assert a == b and "show_values" not in a  # the JSON report is the same with or without --show-values
     assert {(c["key"], c["column_name"], c["old_value"]) for c in a["changes"]} >= {(2, "diagnosis", AP)}
     assert main([*base, "--out", "pub2", "--drop", "name", "--pseudonymize", "ssn", "--key-file", str(key)]) == 0
@@ -1002,7 +1008,218 @@ def test_ctas_path_same_as_update(engine, make_table, monkeypatch, kwargs):
     monkeypatch.setattr(engine, "supports_update", False)
     by_ctas = symptoms_only(engine, out="by_ctas", **kwargs).to_dict()
     for r in (by_update, by_ctas):
-        r.pop("seconds"), r.pop("out"), r.pop("changes_table"), r.pop("notes")
+        r.pop("seconds"), r.pop("out"), r.pop("changes_table"), r.pop("notes"), r.pop("warnings")
     assert by_ctas == by_update
     assert table_rows(engine, "by_ctas") == table_rows(engine, "by_update")
     assert table_rows(engine, "by_ctas_changes") == table_rows(engine, "by_update_changes")
+
+
+# ---------------------------------------------------------------- k-anonymity kept through protect (issue 29)
+
+from anonsql import check, k_anonymize, load_dataset  # noqa: E402
+from anonsql.protect import keep_k  # noqa: E402
+
+ADULT_QI = ["age", "workclass", "education", "marital_status", "occupation", "race", "sex"]
+BREAKING = ["1", "3", "5", "9", "11"]  # dropp hides QI cells of rows 1 and 3, leaving a class of 4 behind
+
+
+@pytest.fixture
+def adult_k5(db):
+    """Issue 29's composition: kanon's 5-anonymous output of Adult, the input of protect."""
+    load_dataset(db, "adult-kh", "adult", replace=True)
+    assert k_anonymize(db, "adult", ADULT_QI, "income", 5, out="a5").ok
+    return db
+
+
+def _hidden(engine, changes):
+    return {(str(k), c) for k, c, _old, new in table_rows(engine, changes) if new is None}
+
+
+def test_protect_keeps_k_anonymity_with_qi_and_k(adult_k5, engine):
+    """Without --k the hidden cells move rows of a5 out of their classes: the output is not
+    5-anonymous and the report warns; with --qi/--k further QI cells are hidden (MAR cost), the
+    output is 5-anonymous by the independent check, and the hidden cells are a superset of the
+    run without --k (the method's own, the confidential ones among them)."""
+    db = adult_k5
+    plain = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, out="p")
+    assert plain.ok and plain.input_k >= 5 and not check(db, "p", ADULT_QI, 5).ok
+    assert [w for w in plain.warnings if w.startswith(f"p is not {plain.input_k}-anonymous over age, workclass")]
+    assert "--k" in plain.warnings[0]
+    kept = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pk")
+    assert kept.ok and check(db, "pk", ADULT_QI, 5).ok and not kept.warnings
+    assert ("k-anonymity", "common/violations_summary") in {(c.name, c.query) for c in kept.checks}
+    asked, more = _hidden(engine, "p_changes"), _hidden(engine, "pk_changes")
+    assert {(r, "income") for r in BREAKING} <= asked < more  # the confidential cells, the method's, then more
+    assert kept.k_cells == len(more - asked) > 0 and all(c in ADULT_QI for _, c in more - asked)
+    assert f"kept 5-anonymity over {', '.join(ADULT_QI)}: {kept.k_cells} more" in kept.summary()
+    # only cells hidden: every other cell of pk is a5's
+    changed = {(r, c) for r, c in more}
+    a5 = {str(row[0]): row for row in table_rows(engine, "a5")}
+    cols = [c for c in catalog_columns(engine, "a5")]
+    for row in table_rows(engine, "pk"):
+        for c, v, was in zip(cols, row, a5[str(row[0])]):
+            assert v == was or ((str(row[0]), c) in changed and v is None)
+
+
+def catalog_columns(engine, name):
+    from anonsql.catalog import get_table
+    return get_table(engine, name).column_names
+
+
+def test_protect_without_qi_watches_a_kanon_output_and_the_ctas_path_agrees(adult_k5, engine, monkeypatch):
+    """No --qi: a table that looks like a kanon output (k-anonymous, k >= 2, over the columns
+    holding NULLs: here a5's suppressed QIs) is watched over them, and the warning says it guessed;
+    the source Adult, without a NULL, is not (nor is a table not k-anonymous over its NULL columns,
+    test_protect_guess_needs_k_at_least_2). The Spark path (no UPDATE) hides the same cells with --k."""
+    db = adult_k5
+    r = protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", out="p")
+    assert r.ok and r.k is None and r.qi == [] and r.input_k >= 5
+    assert [w for w in r.warnings if w.startswith(f"p is not {r.input_k}-anonymous over the columns holding NULLs "
+                                                  f"({', '.join(ADULT_QI)}), which look like a kanon output's")]
+    rows = table_rows(engine, "adult")
+    assert not [j for j in range(len(rows[0])) if any(row[j] is None for row in rows)]  # no cell looks suppressed
+    r = protect_table(db, "adult", "id", target="income", rows=BREAKING, method="dropp", out="p2")
+    assert r.ok and r.input_k is None and not [w for w in r.warnings if "anonymous" in w]
+    protect_table(db, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pk")
+    monkeypatch.setattr(engine, "supports_update", False)
+    protect_table(engine, "a5", "id", target="income", rows=BREAKING, method="dropp", qi=ADULT_QI, k=5, out="pc")
+    assert sorted(table_rows(engine, "pc")) == sorted(table_rows(engine, "pk"))
+
+
+def test_protect_guess_needs_k_at_least_2(engine, make_table):
+    """Without --qi the columns holding NULLs are watched only when the table is k-anonymous over
+    them with k >= 2: with zipcode NULL in rows 1 and 4 (a class of 2) it is, and hiding Bob's
+    zipcode (a class of 3 now) keeps it, so nothing is said; with a lone NULL it is not."""
+    make_table("records", {**TABLE_1_2, "zipcode": [None, "90410", "90301", None, "90301", "90410", "90305",
+                                                     "90402", "90301"], "age": [1, 1, 2, 2, 1, 1, 2, 2, 1]})
+    r = protect_table(engine, "records", "id", target="zipcode", rows=["2"], attrs=SYMPTOMS, out="pub")
+    assert r.input_k is None  # 90305 and 90402 are alone: not k-anonymous over zipcode
+    make_table("records2", {**TABLE_1_2, "zipcode": [None, "9", "9", None, "9", "9", "9", "9", "9"]})
+    r = protect_table(engine, "records2", "id", target="zipcode", rows=["2"], attrs=SYMPTOMS, out="pub2")
+    assert r.input_k == 2 and not [w for w in r.warnings if "anonymous" in w]  # NULL 2 -> 3, "9" 7 -> 6: still 2
+    r = protect_table(engine, "records2", "id", target="zipcode", rows=["2", "3", "5", "6", "7", "8"],
+                      attrs=SYMPTOMS, out="pub3")
+    assert r.input_k == 2 and [w for w in r.warnings if w.startswith(
+        "pub3 is not 2-anonymous over the columns holding NULLs (zipcode)")]  # one "9" left alone
+
+
+@pytest.mark.parametrize("in_place", [False, True])
+def test_protect_k_in_place_hides_the_whole_class_when_nothing_else_keeps_k(engine, make_table, in_place):
+    """9 rows, all gender F (9-anonymous over gender); hiding Bob's gender leaves classes of 8
+    and 1: the only 9-anonymous table left has every gender hidden, in place too, each recorded."""
+    make_table("records", {**TABLE_1_2, "gender": ["F"] * 9})
+    r = protect_table(engine, "records", "id", target="gender", rows=["2"], attrs=SYMPTOMS, qi=["gender"], k=9,
+                      in_place=in_place, out=None if in_place else "pub")
+    out = "records" if in_place else "pub"
+    assert r.ok and r.k_cells == 8 and r.input_k == 9
+    assert [row[2] for row in table_rows(engine, out)] == [None] * 9
+    assert sorted(row for row in table_rows(engine, f"{out}_changes") if row[1] == "gender") == [
+        (i, "gender", "F", None) for i in range(1, 10)]  # (Bob's tuple is deleted: naive Bayes always says F)
+
+
+def test_protect_k_script_hides_the_same_cells_and_checks_k(tmp_path):
+    """--emit-sql with --k: the script carries the further cells and ends with the k-anonymity
+    query; run on a fresh copy it publishes the job's table and every check returns no row."""
+    import duckdb
+    import pandas as pd
+
+    from anonsql.data.loading import write_frame
+    from anonsql.engine import connect
+
+    path = str(tmp_path / "s.duckdb")
+    eng = connect(path, create=True)
+    write_frame(eng, pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in {**TABLE_1_2, "gender": ["F"] * 9}.items()}
+                                  ).convert_dtypes(), "records")
+    script = tmp_path / "run.sql"
+    args = dict(target="gender", rows=["2"], attrs=SYMPTOMS, qi=["gender"], k=9)
+    protect_table(eng, "records", "id", out="pub", emit_sql=str(script), execute=False, **args)
+    protect_table(eng, "records", "id", out="job", **args)
+    job = table_rows(eng, "job")
+    eng.close()
+    text = script.read_text()
+    assert "--k: no class of gender has fewer than 9 rows: must return no row" in text
+    body, checks = text.split("-- Verification:")
+    code = "\n".join(x for x in checks.splitlines()[1:] if not x.strip().startswith(("--", "/*")))
+    queries = [q.strip() for q in code.split(";") if q.strip()]
+    con = duckdb.connect(path)
+    con.execute(body)
+    assert all(con.execute(q).fetchall() == [] for q in queries) and len(queries) >= 3
+    assert sorted(con.execute("SELECT * FROM pub").fetchall()) == sorted(job)
+    assert [g for (g,) in con.execute("SELECT gender FROM pub").fetchall()] == [None] * 9
+    con.close()
+
+
+def test_protect_k_with_a_generalized_quasi_identifier(engine, make_table, tmp_path):
+    """A -g method generalizes Bob's gender to the label Any: his row leaves Male (6 -> 5) for a
+    class of 1; with --k 3 further cells are hidden until every class has >= 3 rows, and every
+    change is still a generalization of its value (Any or NULL)."""
+    from anonsql.protect.store import load_taxonomy
+    (tmp_path / "sex.toml").write_text('Any = ["Female", "Male"]\n')
+    load_taxonomy(engine, "sexes", file=tmp_path / "sex.toml")
+    make_table("records", TABLE_1_2)
+    plain = protect_table(engine, "records", "id", target="gender", rows=["2"], attrs=SYMPTOMS, method="dropp-g",
+                          taxonomies="gender=sexes", qi=["gender"], out="pub")
+    assert plain.input_k == 3 and plain.warnings and not check(engine, "pub", ["gender"], 3).ok
+    kept = protect_table(engine, "records", "id", target="gender", rows=["2"], attrs=SYMPTOMS, method="dropp-g",
+                         taxonomies="gender=sexes", qi=["gender"], k=3, out="pubk")
+    assert kept.ok and kept.k_cells > 0 and check(engine, "pubk", ["gender"], 3).ok
+    changed = {(k, c): (old, new) for k, c, old, new in table_rows(engine, "pubk_changes")}
+    assert changed[(2, "gender")][0] == "Male" and changed[(2, "gender")][1] in ("Any", None)
+    assert all(new in ("Any", None) for (_, c), (_, new) in changed.items() if c == "gender")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(k=2), "--k needs --qi"),
+    (dict(qi=["zipcode", "gender"], k=2), r"table records is not 2-anonymous over zipcode, gender \(4 classes have "
+     r"fewer than 2 rows, the smallest 1\): protect --k keeps k-anonymity, it does not create it"),
+    (dict(qi=["id", "gender"], k=1), "the key column 'id' cannot be a quasi-identifier"),
+    (dict(qi=["nope"], k=2), "nope"),
+    (dict(qi=["gender"], k=0), "k"),
+    (dict(qi=["gender"], drop=["gender"]), "'gender' is a quasi-identifier"),
+])
+def test_protect_k_bad_input_changes_nothing(engine, make_table, kwargs, message):
+    make_table("records", TABLE_1_2)
+    before = table_rows(engine, "records")
+    with pytest.raises(AnonsqlError, match=message):
+        symptoms_only(engine, rows=["2"], out="pub", **kwargs)
+    assert table_rows(engine, "records") == before
+    from anonsql.catalog import find_table
+    assert find_table(engine, "pub") is None and find_table(engine, "pub_changes") is None
+
+
+def test_cli_qi_k_and_quiet_warning(db, engine, make_table, capsys):
+    """The CLI: --qi alone warns (stderr and summary, --quiet or not); a refused --k is one line, exit 2."""
+    from anonsql.cli import main
+    make_table("records", {**TABLE_1_2, "gender": ["F"] * 9})  # 9-anonymous over gender; hiding a gender breaks it
+    base = ["protect", "--db", db, "--table", "records", "--key", "id", "--target", "gender", "--rows", "2",
+            "--attrs", ",".join(SYMPTOMS), "--method", "dropp", "--qi", "gender"]
+    assert main([*base, "--out", "pub", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "WARNING: pub is not 9-anonymous over gender as records was" in out
+    assert "WARNING: pub is not 9-anonymous over gender" in err and "protect:" not in err
+    assert main([*base, "--out", "pub2", "--k", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not 10-anonymous over gender" in err
+
+
+def test_repair_is_kanon_on_the_moved_count_table():
+    """keep_k.repair: the count table after the move, made k-anonymous by kanon's loop: only
+    non-NULL cells of classes that exist after the move are suppressed, and every class then has
+    >= k rows; a move that keeps every class >= k needs nothing."""
+    assert keep_k.repair({("a", 1): 4, ("a", None): 3}, [(("a", 1), ("a", None))], k=3) == []
+    classes = {("a", 1, "x"): 3, ("a", 2, "x"): 3, ("b", 1, "y"): 4, ("b", 2, "y"): 3, ("c", 2, "y"): 5}
+    moved = [(("b", 1, "y"), ("b", None, "y")), (("a", 2, "x"), (None, None, None))]
+    now = keep_k.after(classes, moved)
+    assert now == {("a", 1, "x"): 3, ("a", 2, "x"): 2, ("b", 1, "y"): 3, ("b", None, "y"): 1, ("b", 2, "y"): 3,
+                   ("c", 2, "y"): 5, (None, None, None): 1}
+    for seed in range(5):
+        repairs = keep_k.repair(classes, moved, k=3, seed=seed)
+        assert repairs and all(p in now and all(p[j] is not None for j in blank) for p, blank in repairs)
+        blank = dict(repairs)
+        result: dict = {}
+        for p, n in now.items():
+            q = tuple(None if j in blank.get(p, ()) else v for j, v in enumerate(p))
+            result[q] = result.get(q, 0) + n
+        assert min(result.values()) >= 3 and sum(result.values()) == sum(classes.values())
+    assert dict(keep_k.repair(classes, moved, k=3, seed=1)) == dict(  # the input's order does not matter
+        keep_k.repair(dict(reversed(classes.items())), moved, k=3, seed=1))

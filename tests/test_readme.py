@@ -47,6 +47,7 @@ def test_readme_has_the_blocks_it_promises():
     assert sum(len(commands(b)) for b in blocks("sh")) > 15
 
 
+@pytest.mark.slow
 def test_shell_blocks_run_as_written(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     ran = 0
@@ -80,3 +81,13 @@ def test_python_block_runs_as_written(tmp_path, monkeypatch, capsys):
 ])
 def test_command_splitting(text, argv):
     assert commands(text) == argv
+
+
+def test_ci_runs_the_readmes_test_command_verbatim():
+    """.ci/run runs the README's test command as written there: the line that installs the test
+    extras, from `pip install` to the whole pytest run, appears in the script unchanged."""
+    (command,) = [line for block in blocks("sh") for line in block.splitlines()
+                  if line.startswith('pip install -e ".[test]"')]
+    assert "ruff check anonsql tests benchmarks" in command and command.endswith("python -m pytest -q")
+    script = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert command in script

@@ -38,17 +38,22 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def _figures(manifest: dict) -> dict:
-    """The manifest without its timings (the only figures allowed to differ between runs)."""
-    return {k: v for k, v in manifest.items() if k != "seconds"}
+    """The manifest without its timings (the only figures allowed to differ between runs) and the
+    private script's hash (a --replace run's script also drops the tables it replaces)."""
+    artefacts = {k: v for k, v in manifest["artefacts"].items() if k != "private/release.sql"}
+    return {**{k: v for k, v in manifest.items() if k != "seconds"}, "artefacts": artefacts}
 
 
+@pytest.mark.slow
 def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     _adult_with_id(engine)
     spec = tmp_path / "adult.toml"
     shutil.copy(EXAMPLE, spec)
     plan = anonsql.release_plan(spec, engine)
     assert [s.kind for s in plan.steps] == ["bin", "kanon", "nbc", "tables"]
-    assert plan.gate_table == "adult_k10" and plan.baseline == "adult_binned" and not plan.existing_outputs
+    assert plan.gate_tables == ["adult_k10"] and plan.baseline == "adult" and not plan.existing_outputs
+    assert plan.error_baselines == {"adult_k10": "adult_binned"}  # the classifiers compare within the binned domain
+    assert plan.working == ["adult_binned"] and plan.private == ["adult_sex_race_private_audit"]
     assert find_table(engine, "adult_k10") is None  # plan changes nothing
 
     report = anonsql.release_run(spec, engine)
@@ -58,10 +63,11 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert manifest["input"]["rows"] == 32_560 and manifest["seeds"] == {"step 2 (kanon)": 0}
     assert manifest["anonsql"] == anonsql.__version__ and len(manifest["spec"]["sha256"]) == 64
     assert all(g["passed"] and g["query"].startswith("sql/") and g["sql"] for g in manifest["gates"])
-    assert set(manifest["outputs"]) == {"adult_binned", "adult_k10", "adult_nbc_class", "adult_nbc_attr",
+    assert set(manifest["outputs"]) == {"adult_k10", "adult_nbc_class", "adult_nbc_attr",
                                         "adult_sex_race", "adult_sex_race_private_audit"}
+    assert find_table(engine, "adult_binned") is None  # the working table was dropped
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
-    script = (out / "release.sql").read_text()
+    script = (out / "private" / "release.sql").read_text()
     assert script.count("BEGIN;") == 1 and script.count("COMMIT;") == 1 and "-- ===== step 4: tables" in script
     bin_part = script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
     assert "CREATE TABLE" in bin_part and "[10,20)" not in bin_part  # width bins: a formula, no cut points
@@ -70,7 +76,9 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
 
     verified = anonsql.release_verify(spec, engine)
     assert verified.ok and not verified.changed
-    assert any(c.name.startswith("step 3 (nbc)") for c in verified.checks)
+    assert any(n.startswith("step 3 (nbc): no standalone re-check (its input adult_binned was a working table")
+               for n in verified.notes)
+    assert any(c.name.startswith("adult_k10: keeps 10-anonymity over") for c in verified.checks)
 
     # reproducible: the same spec on the same input gives the same tables and manifest figures
     first = {t: table_rows(engine, t) for t in manifest["outputs"]}
@@ -136,7 +144,7 @@ def test_small_release_drops_identifiers(engine, people, tmp_path):
     report = anonsql.release_run(_spec(tmp_path), engine)
     assert report.ok
     assert "name" not in get_table(engine, "people_k2").column_names
-    script = (tmp_path / "out" / "release.sql").read_text()
+    script = (tmp_path / "out" / "private" / "release.sql").read_text()
     assert "CREATE TABLE" in script[script.index("-- ===== step 1"):script.index("-- ===== step 2")]
     assert (tmp_path / "out" / "manifest.json").exists()
 
@@ -147,7 +155,7 @@ def test_failed_gate_changes_nothing(engine, people, tmp_path):
         anonsql.release_run(_spec(tmp_path, "l_diversity = {disease = 2}\nmax_risk = 0.01"), engine)
     assert _tables(engine) == before  # neither people_noname nor people_k2 survived
     assert table_rows(engine, "people")[0][:2] == (1, "a")
-    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert not (tmp_path / "out").exists()  # not even an empty release folder
 
 
 def test_failed_step_check_rolls_back_everything(engine, db, people, tmp_path, monkeypatch, capsys):
@@ -171,7 +179,7 @@ def test_failed_step_check_rolls_back_everything(engine, db, people, tmp_path, m
 def test_existing_outputs_need_replace(engine, people, tmp_path):
     spec = _spec(tmp_path)
     anonsql.release_run(spec, engine)
-    with pytest.raises(AnonsqlError, match="already exist: people_noname, people_k2 .*--replace"):
+    with pytest.raises(AnonsqlError, match="already exist: people_k2 .*--replace"):  # people_noname: dropped
         anonsql.release_run(spec, engine)
 
 
@@ -204,6 +212,8 @@ def test_spec_wrong_type_names_its_line(tmp_path):
     (("k = 2\nout", "k = 2\ninput = \"nowhere\"\nout"), "input 'nowhere' is neither 'source' nor"),
     (("out = \"people_k2\"", "out = \"people_noname\""), "output 'people_noname' is written by two steps"),
     (("[gates]", "[gates\n"), "not valid TOML"),
+    (("dir = \"out\"", "dir = \"out\"\nscript = \"../leak.sql\""), "[outputs] script must be a plain file name"),
+    (("dir = \"out\"", "dir = \"out\"\nreport = \"manifest.json\""), "report must be a plain file name of its own"),
 ])
 def test_spec_errors(tmp_path, change, expected):
     assert expected in _error(SMALL.replace("{gate}", "").replace(*change), tmp_path)

@@ -4,7 +4,6 @@ Skipped without Chromium (Debian package `chromium`), a failure under CI=true.""
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
 import subprocess
@@ -19,16 +18,6 @@ from .test_release import EXAMPLE, _adult_with_id
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def _chromium() -> str:
-    found = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser")) if p), None)
-    if found is None:
-        reason = "headless Chromium not installed (Debian: apt-get install chromium); .ci/run installs it"
-        if os.environ.get("CI"):
-            pytest.fail(reason + " -- CI must run the browser test, not skip it")
-        pytest.skip(reason)
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +40,8 @@ def _browser(binary: str, tmp: Path, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=120, check=True)
 
 
-def test_report_renders_in_chromium(page, tmp_path):
-    binary = _chromium()
+def test_report_renders_in_chromium(page, tmp_path, chromium):
+    binary = chromium
     dom = _browser(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
     for section in ("Gates", "What was published", "Risk before and after", "Equivalence class sizes",
                     "Suppressed cells per column", "Classifier error before and after", "Definitions"):

@@ -74,222 +74,23 @@ def test_group_key_of_more_columns_than_concat_takes(engine):
     assert engine.fetch_all(key.sql(engine.dialect)) == [(expected,)]
 
 
-# ---------------------------------------------------------------- the rendered-SQL cache on disk
-
-RENDER_TWICE = """
-import json, sys
-from anonsql import sql
-def boom(*args, **kwargs):
-    raise RuntimeError("rendered afresh")
-if sys.argv[1] == "warm":
-    sql.bind = boom  # a cache hit neither parses nor generates
-out = []
-for name in sys.argv[2:]:
-    try:
-        out.append(sql.render("common/violations_summary", "postgres", tbl=sql.TableName(name).expr,
-                              qi=sql.columns(["a"]), k=2))
-    except RuntimeError as exc:
-        out.append(str(exc))
-print(json.dumps(out))
-"""
+# ---------------------------------------------------------------- the in-process memo of rendered text
 
 
-def test_a_later_process_reuses_rendered_text_and_renders_new_names_afresh(tmp_path):
-    """A fast start (issue 11): the text one process rendered is read back by the next one,
-    same text, same parameters, without sqlglot's parse and generate; other names miss."""
-    import json
-    import os
-    import subprocess
-    import sys
+def test_render_reuses_its_text_for_the_same_names_and_renders_other_names_afresh(monkeypatch):
+    """The text depends on the names bound, never on the values: a second render of the same
+    template, dialect and names neither parses nor generates (the values still travel as
+    parameters), while a name spelled differently (case included) renders afresh."""
+    tbl = sql.TableName("Memo Table").expr
+    first = sql.render("common/violations_summary", "postgres", tbl=tbl, qi=sql.columns(["a"]), k=2)
 
-    env = {**os.environ, "ANONSQL_CACHE_DIR": str(tmp_path)}
-
-    def run(mode, *names):
-        done = subprocess.run([sys.executable, "-c", RENDER_TWICE, mode, *names], env=env, capture_output=True,
-                              text=True, check=True)
-        return json.loads(done.stdout)
-
-    cold = run("cold", "my table")
-    assert (tmp_path / "rendered-sql.json").exists()
-    warm = run("warm", "my table", "other")
-    assert warm[0] == cold[0] and '"my table"' in warm[0][0] and warm[0][1] == {"k": 2}
-    assert warm[1] == "rendered afresh"
-
-
-def test_the_cache_ignores_another_template_text_binder_or_a_damaged_file(tmp_path):
-    """An entry is named by its template's text and the file by the binder and sqlglot (`salt`),
-    so an edited template or an upgrade misses; a damaged file counts as empty and is replaced."""
-    from anonsql.rendered_cache import RenderedCache
-
-    first = RenderedCache(tmp_path, salt="one")
-    key = RenderedCache.key("SELECT 1", "('duckdb', ())")
-    first.put(key, "SELECT 1", ("k",))
-    first.save()
-    assert RenderedCache(tmp_path, salt="one").get(key) == ("SELECT 1", ("k",), {})
-    assert RenderedCache(tmp_path, salt="one").get(RenderedCache.key("SELECT 2", "('duckdb', ())")) is None
-    assert RenderedCache(tmp_path, salt="two").get(key) is None
-    (tmp_path / "rendered-sql.json").write_text("{not json")
-    damaged = RenderedCache(tmp_path, salt="one")
-    assert damaged.get(key) is None
-    damaged.put(key, "SELECT 1", (), sources={"common/row_count": "abc"})
-    damaged.save()
-    assert RenderedCache(tmp_path, salt="one").get(key) == ("SELECT 1", (), {"common/row_count": "abc"})
-
-
-def test_an_empty_cache_dir_turns_the_cache_off(tmp_path, monkeypatch):
-    from anonsql.rendered_cache import RenderedCache, cache_dir
-
-    monkeypatch.setenv("ANONSQL_CACHE_DIR", "")
-    assert cache_dir() is None
-    off = RenderedCache(cache_dir(), salt="one")
-    off.put("k", "SELECT 1", ())
-    off.save()
-    assert off.get("k") is None and list(tmp_path.iterdir()) == []
-    monkeypatch.setenv("ANONSQL_CACHE_DIR", str(tmp_path))
-    assert cache_dir() == tmp_path
-    monkeypatch.delenv("ANONSQL_CACHE_DIR")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert cache_dir() == tmp_path / "xdg" / "anonsql"
-    monkeypatch.delenv("XDG_CACHE_HOME")
-
-    def no_home() -> None:
-        raise RuntimeError("Could not determine home directory.")
-
-    monkeypatch.setattr("pathlib.Path.home", no_home)
-    assert cache_dir() is None  # no home directory: no cache, and no failure
-
-
-# ---------------------------------------------------------------- light names and composed statements
-
-@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark"])
-def test_light_names_render_as_the_nodes_they_stand_for(dialect):
-    """A Name binds exactly as the sqlglot node it names (ident, column, TableName.expr): the same
-    quoted text, awkward names included, alone and in lists; it only keys the cache differently."""
-    for name in AWKWARD:
-        light = sql.render("common/qi_class_groups", dialect, groups=sql.TableName(name, "s").ref,
-                           tbl=sql.TableName(name).ref, qi=sql.ref_columns([name, "b"]), cls=sql.ref_column(name))
-        heavy = sql.render("common/qi_class_groups", dialect, groups=sql.TableName(name, "s").expr,
-                           tbl=sql.TableName(name).expr, qi=sql.columns([name, "b"]), cls=sql.column(name))
-        assert light == heavy
-        assert sql.ref_ident(name).node() == sql.ident(name)
-        assert sql.ref_column(name, "t").node() == sql.column(name, "t")
-    assert sql.name_text([sql.ref_ident('a"b'), sql.ref_ident("c")], "duckdb") == '"a""b", "c"'
-    assert sql.name_text(sql.TableName("x y", "s").ref, "postgres") == '"s"."x y"'
-
-
-def _count_of(tbl, names):
-    """A statement composed in code, for the tests: common/row_count with a WHERE built here."""
-    tree = sql.template("common/row_count")
-    tree.set("where", exp.Where(this=exp.and_(*(exp.EQ(this=c, expression=exp.Placeholder(this="v"))
-                                               for c in sql.columns(names)))))
-    return tree, dict(tbl=tbl)
-
-
-def test_a_composed_statement_binds_its_values_and_refuses_what_cannot_key_it():
-    text, params = sql.composed(_count_of, "postgres", values=dict(v=3), tbl=sql.TableName("t").ref, names=["a", "b"])
-    assert '"a" = %(v)s AND "b" = %(v)s' in text and params == {"v": 3}
-    again = sql.composed(_count_of, "postgres", values=dict(v=4), tbl=sql.TableName("t").ref, names=["a", "b"])
-    assert again == (text, {"v": 4})  # the same shape: the same text, this call's value
-    assert sql.composed(_count_of, "postgres", values=dict(v=3), tbl=sql.TableName("t").ref, names=["a"])[0] != text
-    with pytest.raises(KeyError, match=r"\$v is not bound"):
-        sql.composed(_count_of, "duckdb", tbl=sql.TableName("t").ref, names=["a"])
-
-    def binds_a_value_itself(tbl, names):
-        tree, binds = _count_of(tbl, names)
-        return tree, dict(binds, v=5)  # a value the key would not cover: refused
-
-    with pytest.raises(ValueError, match=r"bound values to \$v; pass them in values="):
-        sql.composed(binds_a_value_itself, "duckdb", tbl=sql.TableName("t").ref, names=["a"])
-    with pytest.raises(TypeError, match="part 'names'"):
-        import numpy as np
-
-        sql.composed(_count_of, "duckdb", values=dict(v=1), tbl=sql.TableName("t").ref, names=np.array(["a"]))
-
-
-COMPOSE_TWICE = """
-import json, sys
-from anonsql import sql
-from anonsql.sql import exp  # sqlglot.expressions, imported by the first attribute read
-def count_of(tbl, names):
-    tree = sql.template("common/row_count")
-    tree.set("where", exp.Where(this=exp.and_(*(exp.EQ(this=c, expression=exp.Placeholder(this="v"))
-                                               for c in sql.columns(names)))))
-    return tree, dict(tbl=tbl)
-real_text = sql._text
-if sys.argv[1] == "edited":  # the template's text changed since the entry was written
-    sql._text = lambda name: real_text(name) + " -- edited" if name == "common/row_count" else real_text(name)
-if sys.argv[1] != "cold":
     def boom(*args, **kwargs):
-        raise RuntimeError("composed afresh")
-    sql.bind = boom
-try:
-    out = sql.composed(count_of, "duckdb", values=dict(v=1), tbl=sql.TableName("t").ref, names=["a"])
-except RuntimeError as exc:
-    out = str(exc)
-print(json.dumps([out, "sqlglot" in sys.modules]))
-"""
+        raise RuntimeError("rendered afresh")
 
-
-def test_a_later_process_reuses_a_composed_statement_without_sqlglot_unless_a_template_changed(tmp_path):
-    """The composed text is read back by the next process, which then never imports sqlglot; an
-    entry built from a template whose text has changed since misses (and is built afresh)."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "ANONSQL_CACHE_DIR": str(tmp_path)}
-
-    def run(mode):
-        done = subprocess.run([sys.executable, "-c", COMPOSE_TWICE, mode], env=env, capture_output=True, text=True,
-                              check=True)
-        return json.loads(done.stdout)
-
-    cold, _ = run("cold")
-    warm, imported = run("warm")
-    assert warm == cold and '"a" = $v' in cold[0] and cold[1] == {"v": 1}
-    assert imported is False
-    assert run("edited")[0] == "composed afresh"
-
-
-def test_the_salt_follows_every_module_of_the_package(tmp_path):
-    """An edited module (size or modification time) changes the stamps that salt the cache file."""
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "__pycache__").mkdir()
-    (tmp_path / "a.py").write_text("x = 1\n")
-    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
-    (tmp_path / "__pycache__" / "c.py").write_text("")
-    first = sql._module_stamps(str(tmp_path))
-    assert [s.split(":")[0] for s in first] == ["/a.py", "/sub/b.py"]
-    (tmp_path / "sub" / "b.py").write_text("y = 22\n")
-    assert sql._module_stamps(str(tmp_path)) != first
-
-
-def test_a_composed_entry_records_only_the_templates_its_own_build_read(tmp_path, monkeypatch):
-    """The templates read while a builder runs are recorded per thread (a ContextVar): another
-    thread reading a template meanwhile is not taken for part of the statement."""
-    import threading
-
-    from anonsql import rendered_cache
-
-    cache = rendered_cache.RenderedCache(tmp_path, salt="t")
-    monkeypatch.setattr(sql, "_disk", lambda: cache)
-    inside, other_done = threading.Event(), threading.Event()
-
-    def slow_build(tbl):
-        tree = sql.template("common/row_count")
-        inside.set()
-        other_done.wait(5)  # another thread reads a template while this build is under way
-        return tree, dict(tbl=tbl)
-
-    def other():
-        inside.wait(5)
-        sql.template("common/null_count")
-        other_done.set()
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    sql.composed(slow_build, "duckdb", tbl=sql.TableName("recorded").ref)
-    thread.join()
-    sources = [entry[2] for entry in cache._added.values()]
-    assert sources == [{"common/row_count": sql._template_digests(["common/row_count"])["common/row_count"]}]
+    monkeypatch.setattr(sql, "bind", boom)
+    again = sql.render("common/violations_summary", "postgres", tbl=sql.TableName("Memo Table").expr,
+                       qi=sql.columns(["a"]), k=5)
+    assert again == (first[0], {"k": 5}) and '"Memo Table"' in first[0]
+    with pytest.raises(RuntimeError, match="rendered afresh"):
+        sql.render("common/violations_summary", "postgres", tbl=sql.TableName("memo table").expr,
+                   qi=sql.columns(["a"]), k=2)

@@ -222,6 +222,7 @@ def test_cli_prints_the_report(db, engine, capsys):
     assert main(["tables", "--db", db, "--dims", "region"]) == 2
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(shape=st.sampled_from([(2, 3), (3, 3), (2, 2, 2), (3, 2, 2)]), seed=st.integers(0, 10_000),
        threshold=st.integers(2, 6))

@@ -7,7 +7,6 @@ rule holds for a closed output pipe (`anonsql … | head`) and for Ctrl-C.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import importlib
 import os
@@ -120,14 +119,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """The console script: `main`, then end the process without tearing the interpreter down.
-
-    Python's shutdown frees every module object one by one: ~40 ms once sqlglot, numpy and
-    duckdb are loaded (25, 10 and 9 ms on the development machine), 6% of a whole kanon run on
-    Adult (issue 11: a fast start). By the time `main` returns every connection is closed and
-    every file written; what shutdown still owes is done here: the streams are flushed (a
-    reader that closed the pipe early gets the usual one-line error, exit 2) and the atexit
-    handlers run (temporary directories, Spark's JVM). Tests and library users call `main`."""
+    """The console script: `main`, then the usual interpreter exit through `sys.exit` (atexit
+    handlers, finalizers and thread joins run as for any Python program). The streams are
+    flushed first, so a reader that closed the pipe early gets the usual one-line error, exit 2,
+    not Python's "Exception ignored" at shutdown."""
     code = main()
     try:
         sys.stdout.flush()
@@ -135,7 +130,4 @@ def run() -> None:
         _silence_stdout()
         click.echo(f"anonsql: error: {BROKEN_PIPE}", err=True)
         code = EXIT_USAGE
-    atexit._run_exitfuncs()
-    with contextlib.suppress(OSError, ValueError):  # stderr may be closed: nothing left to tell
-        sys.stderr.flush()
-    os._exit(code)
+    sys.exit(code)

@@ -12,12 +12,13 @@ import click
 
 from .. import validate
 from ..errors import AnonsqlError
-from ..report import Progress, Report, save
+from ..report import WARNING, Progress, Report, save
 from .app import EXIT_FAILED, EXIT_OK
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DB_HELP = ("DuckDB database file (created by load/dataset), postgresql://user@host:port/dbname URL, "
+DB_HELP = ("DuckDB database file (must exist; only load/dataset create one), :memory:, "
+           "postgresql://user@host:port/dbname URL, "
            "or Spark: spark:local[2]?warehouse=DIR, spark://host:7077, sc://host:port")
 
 
@@ -74,7 +75,8 @@ def output(default: str, in_place: bool = True) -> Callable[[F], F]:
     opts = [click.option("--out", metavar="TABLE", help=f"output table (default {default})")]
     if in_place:
         opts.append(click.option("--in-place", is_flag=True,
-                                 help="rewrite the source table in one transaction (excludes --out)"))
+                                 help="rewrite the source table in one transaction (excludes --out), then scrub "
+                                      "its old values from the database (DuckDB: the file is rebuilt)"))
     opts.append(click.option("--replace", is_flag=True, help="replace the output if it exists"))
     return _compose(*opts)
 
@@ -94,19 +96,26 @@ def execute(dry_run: bool, emit_sql: str | None) -> bool:
     return not dry_run
 
 
-def progress(quiet: bool) -> Progress | None:
-    """The progress sink of a command: throttled lines on stderr, or None with --quiet."""
-    return None if quiet else _Progress()
+def progress(quiet: bool) -> Progress:
+    """The progress sink of a command: throttled lines on stderr; with --quiet only the privacy
+    warnings (`WARNING: ...`, anonsql.report.Report.warn), which nothing silences."""
+    return _Progress(quiet)
 
 
 class _Progress:
     """Progress lines on stderr, at most one per second for a loop's frequent reports
-    (lines starting with two spaces); stage lines always pass."""
+    (lines starting with two spaces); stage lines always pass; `quiet` keeps privacy warnings only."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         self._last = 0.0
+        self._quiet = quiet
 
     def __call__(self, message: str) -> None:
+        if message.startswith(WARNING):
+            sys.stderr.write(message + "\n")
+            return
+        if self._quiet:
+            return
         now = time.monotonic()
         if message.startswith("  ") and now - self._last < 1.0:
             return

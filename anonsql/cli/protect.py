@@ -18,6 +18,10 @@ _EPILOG = (
     "  HMAC-SHA256 pseudonyms (key from --key-file or $ANONSQL_PSEUDONYM_KEY, never stored or printed).\n"
     "  The key itself identifies every row by design (the changes table names cells by it): publish\n"
     "  a surrogate key if it is a direct identifier. Neither the key nor a target can be dropped.\n\n"
+    "\b\nk-anonymity: hiding a quasi-identifier cell moves its row to another equivalence class; with\n"
+    "  --qi and --k the output stays k-anonymous (further QI cells hidden, chosen by kanon's MAR cost,\n"
+    "  then checked); with --qi alone a run warns when its output lost the k its input had; without\n"
+    "  --qi, over the columns holding NULLs if the input is k-anonymous over them (a kanon output).\n\n"
     "\b\nthe summary never prints a confidential value; --show-values prints the hidden cells'\n"
     "  original values (the JSON report and <out>_changes hold them always: keep them private).\n\n"
     "\b\nexample: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
@@ -41,6 +45,9 @@ _EPILOG = (
               help="draw the random next best guess among the k most probable values only, k >= 2 "
               "(default: among every admissible value, as the thesis does: a bounded k lets an "
               "adversary guess the hidden value back)")
+@options.qi(required=False)
+@click.option("--k", type=click.IntRange(min=1), metavar="K", help="with --qi: keep the output k-anonymous over "
+              "them, hiding further quasi-identifier cells where needed (the input must be k-anonymous)")
 @options.seed
 @options.output("<table>_protected")
 @click.option("--delete-rows", is_flag=True, help="remove the tuples an algorithm had to delete "
@@ -58,7 +65,8 @@ _EPILOG = (
 @options.report
 @options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
-            cells: str | None, method: str, attrs: str | None, top_k: int | None, seed: int, out: str | None,
+            cells: str | None, method: str, attrs: str | None, top_k: int | None, qi: str | None, k: int | None,
+            seed: int, out: str | None,
             in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, drop: str | None,
             pseudonymize: str | None, key_file: str | None, show_values: bool, emit_sql: str | None,
             dry_run: bool, report_file: str | None, quiet: bool) -> int:
@@ -75,7 +83,8 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
                                attrs=attrs, top_k=top_k, seed=seed, out=out, in_place=in_place, replace=replace,
                                delete_rows=delete_rows, taxonomies=taxonomy, emit_sql=emit_sql,
                                execute=options.execute(dry_run, emit_sql), progress=options.progress(quiet),
-                               drop=drop, pseudonymize=pseudonymize, key_file=key_file, show_values=show_values)
+                               drop=drop, pseudonymize=pseudonymize, key_file=key_file, show_values=show_values,
+                               qi=qi, k=k)
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 

@@ -66,7 +66,7 @@ def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (
     """Profile `table` (already validated, `rows` > 0): column facts, then with `qi` the class
     sizes and re-identification risk, with `sensitive` columns their l-diversity and t-closeness."""
     names = table.column_names
-    text, params = sql.render("common/column_profile", engine.dialect, tbl=table.ref, col=sql.ref_columns(names))
+    text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(names))
     stats = engine.fetch_all(text, params)[0]
     m = len(names)
     columns = [
@@ -75,7 +75,7 @@ def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (
     ]
     result = ProfileReport(table=str(table), rows=rows, columns=columns)
     if qi:
-        text, params = sql.render("data/class_size_histogram", engine.dialect, tbl=table.ref, qi=sql.ref_columns(qi))
+        text, params = sql.render("data/class_size_histogram", engine.dialect, tbl=table.expr, qi=sql.columns(qi))
         histogram = [(int(size), int(n)) for size, n in engine.fetch_all(text, params)]
         result.qi = list(qi)
         result.k = min(size for size, _ in histogram)

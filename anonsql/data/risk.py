@@ -68,7 +68,7 @@ class Diversity:
 def reidentification(engine: Engine, table: Table, qi: Sequence[str],
                      threshold: float = RISK_THRESHOLD) -> Reidentification:
     """Prosecutor risk figures of `table` over `qi` (sql/data/reidentification_risk.sql)."""
-    text, params = sql.render("data/reidentification_risk", engine.dialect, tbl=table.ref, qi=sql.ref_columns(qi),
+    text, params = sql.render("data/reidentification_risk", engine.dialect, tbl=table.expr, qi=sql.columns(qi),
                               threshold=threshold)
     top, mean, above, uniques = engine.fetch_all(text, params)[0]
     return Reidentification(threshold, float(top), float(mean), int(above), int(uniques))
@@ -79,8 +79,8 @@ def diversity(engine: Engine, table: Table, qi: Sequence[str], sensitive: str, *
     """l-diversity and t-closeness of `sensitive` within the classes over `qi`
     (sql/data/attribute_disclosure.sql); numbers and dates use the ordered distance."""
     ordered = table.column(sensitive).kind in _ORDERED_KINDS
-    text, params = sql.render("data/attribute_disclosure", engine.dialect, tbl=table.ref, qi=sql.ref_columns(qi),
-                              s=sql.ref_column(sensitive), ordered=ordered, l=l_required or 0,
+    text, params = sql.render("data/attribute_disclosure", engine.dialect, tbl=table.expr, qi=sql.columns(qi),
+                              s=sql.column(sensitive), ordered=ordered, l=l_required or 0,
                               t=1.0 if t_allowed is None else t_allowed)
     dl, el, t, cl, rl, ct, rt = engine.fetch_all(text, params)[0]
     return Diversity(sensitive, int(dl), float(el), max(0.0, float(t)), "ordered" if ordered else "equal",

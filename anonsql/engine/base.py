@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:  # imported where results are fetched, not at start (issue 11: a fast start)
     import numpy as np
     import pandas as pd
     import pyarrow as pa
+
+    from ..sql import exp
+
+
+class Scrubbed(NamedTuple):
+    """What `Engine.scrub` did: notes for the summary, and privacy warnings (Report.warnings) for
+    what it could not do or what stays outside its reach."""
+
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 class Engine(Protocol):
@@ -51,13 +61,20 @@ class Engine(Protocol):
         existing table (names already quoted by anonsql.sql)."""
 
     def expect_rows(self, rows: int) -> None:
-        """The rows of the table the coming work reads (anonsql.validate.rows tells it): an engine
+        """The rows of the table the coming work reads (the job tells it once it has counted them): an engine
         may size its parallelism to them. Only speed depends on it, never a result."""
 
     def joins_as_written(self) -> AbstractContextManager[None]:
         """Statements run inside join their relations in the order the SQL writes them: one
         relation probed against small lookups (anonsql.stats' value dictionaries), where a search
         for a better order only costs planning time. Only speed depends on it, never a result."""
+
+    def scrub(self, table: exp.Table) -> Scrubbed:
+        """After an in-place run on `table` has committed: make its original values unrecoverable
+        from the database files this engine controls, as far as the engine can (DuckDB: the
+        file rebuilt; PostgreSQL: the table rewritten and re-analyzed; Spark: never reached, in
+        place is refused). Never raises for a scrub that could not be done: it says so in
+        `Scrubbed.warnings`, the run's change being committed already."""
 
     def close(self) -> None:
         """Release the connection."""

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import os
+import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-try:
-    # DuckDB's extension module itself, which the duckdb package re-exports and extends with a
-    # Python layer (relational and expression API, its version read through importlib.metadata):
-    # importing the package costs every start ~40 ms more (kanon on Adult, whole process: -25 to
-    # -30 ms). The engine calls the extension's own methods, save fetch_arrow's to_arrow_table,
-    # which imports the package where it is used. The classes are the package's (a caller's
-    # duckdb.connect() returns a _duckdb.DuckDBPyConnection). A DuckDB laid out otherwise: the package.
-    import _duckdb as duckdb
-except ImportError:  # pragma: no cover - DuckDB 2.0 has the module
-    import duckdb  # type: ignore[no-redef]
+import duckdb
 import numpy as np
 
 if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one (a fast start)
@@ -26,12 +17,22 @@ if TYPE_CHECKING:  # DuckDB imports them itself when a result is fetched as one 
     import pyarrow as pa
 
 from ..errors import AnonsqlError, DatabaseError, first_line
+from .base import Scrubbed
+
+if TYPE_CHECKING:
+    from ..sql import exp
 
 #: DuckDB's row group: its unit of parallel work (a scan hands each thread whole row groups).
 ROW_GROUP_ROWS = 122_880
 #: The settings an owned session switches for a while (DuckDBEngine._switched): names from this
 #: code, never a user's, so they may stand in the SET statement's text.
 SWITCHED = ("checkpoint_threshold", "disabled_optimizers")
+#: Every DuckDB database file has these bytes at this offset (its main header, after a checksum).
+MAGIC, MAGIC_AT = b"DUCK", 8
+#: The kinds of file people mistake for a database: the error for one of them says how to load it.
+_LOADABLE = (".csv", ".tsv", ".txt", ".gz")
+#: The name under which scrub() attaches the fresh file it copies the database into.
+_REBUILD = "__anonsql_rebuild"
 
 
 class DuckDBEngine:
@@ -42,8 +43,7 @@ class DuckDBEngine:
     supports_transactions = True
 
     def __init__(self, path: str, *, create: bool = False):
-        if path != ":memory:" and not create and not os.path.exists(path):
-            raise AnonsqlError(f"DuckDB database file not found: {path}")
+        check_path(path, create)
         try:
             self._con = duckdb.connect(path)
             # DuckDB's progress bar writes to stdout, ahead of --json output; progress is ours, on stderr
@@ -83,10 +83,6 @@ class DuckDBEngine:
         return self._run(sql, params).df()
 
     def fetch_arrow(self, sql: str, params: Mapping[str, Any] | None = None) -> pa.Table:
-        # the duckdb package's Python layer adds to_arrow_table to the connection class (see the
-        # import of _duckdb above); pyarrow's own import here costs far more
-        importlib.import_module("duckdb")
-
         with warnings.catch_warnings():
             # DuckDB warns that a DB-API result copies once more than con.sql(); parameters
             # need the DB-API path, and the results anonsql fetches are small.
@@ -180,9 +176,109 @@ class DuckDBEngine:
         with self._switched("disabled_optimizers", "join_order"):
             yield
 
+    def scrub(self, table: exp.Table) -> Scrubbed:
+        """After an in-place run: rebuild the database file, so the original values of `table`
+        are gone from it. DuckDB frees the blocks an UPDATE or DELETE replaced without zeroing
+        them: after CHECKPOINT, even after VACUUM and FORCE CHECKPOINT, every old value is still
+        in the file's bytes (issue 29). So the whole database is copied into a fresh file (ATTACH,
+        COPY FROM DATABASE: schemas, tables, views, sequences, macros, indexes, comments), which
+        replaces the old one by one rename, made while this connection still holds DuckDB's lock
+        on the old file, so no other process writes in between. The in-place change committed
+        before: if the rebuild fails, the old file stays whole with the change in it, the fresh
+        file is removed and a warning says the file was not rebuilt. Only a file anonsql opened
+        itself and that no other connection of this process shares (they would go on writing to
+        the old file) is rebuilt; otherwise a warning says why not."""
+        path = self.url
+        if path.startswith(":memory:"):
+            return Scrubbed(notes=("in place: the database is in memory, no file of it holds the original values",))
+        why = ("the connection is the caller's (anonsql did not open the file)" if not self._owned
+               else "the run is part of an open transaction" if self._depth
+               else None)
+        if why is None:
+            others = self._con.execute("SELECT count FROM duckdb_connection_count()").fetchall()[0][0] - 1
+            why = f"{others} other connection(s) of this process have it open" if others else None
+        if why is not None:
+            return Scrubbed(warnings=(f"in place: {path} was not rebuilt ({why}): the original values of {table.name} "
+                                      "may still be readable in the database file's free blocks",))
+        target = os.path.realpath(path)  # a symlink keeps pointing at the rebuilt file
+        fresh = target + ".anonsql-rebuild"
+        try:
+            _remove(fresh)  # a rebuild killed before its rename left it: a copy made after that run's commit
+            self._rebuild_into(fresh)
+            os.chmod(fresh, stat.S_IMODE(os.stat(target).st_mode))
+            _fsync(fresh)
+            os.replace(fresh, target)
+            _fsync(os.path.dirname(target))
+        except (duckdb.Error, OSError) as exc:
+            _remove(fresh)
+            return Scrubbed(warnings=(f"in place: {path} was not rebuilt ({first_line(exc)}): the original values "
+                                      f"of {table.name} may still be readable in the database file's free blocks",))
+        self._con.close()  # the old file's last handle: its blocks go back to the filesystem
+        self._con = DuckDBEngine(path)._con
+        return Scrubbed(notes=(f"in place: {path} rebuilt from a fresh copy of the database, so the original values "
+                               f"of {table.name} are gone from its bytes (copies made before, backups and the disk's "
+                               "freed blocks are outside anonsql's reach)",))
+
+    def _rebuild_into(self, fresh: str) -> None:
+        """The whole database copied into the new file `fresh`, closed and durable; then a
+        CHECKPOINT of the old one, so no WAL of it is left beside the file for DuckDB to replay
+        into the rebuilt one. The names are DuckDB's own (current_database(), quoted by sqlglot)
+        and a fixed alias: DuckDB takes neither a parameter there nor a sqlglot-parsed statement."""
+        from ..sql import ident, text
+
+        name = text(ident(self._con.execute("SELECT current_database()").fetchall()[0][0]), self.dialect)
+        self._con.execute(f"ATTACH $path AS {_REBUILD}", {"path": fresh})
+        try:
+            self._con.execute(f"COPY FROM DATABASE {name} TO {_REBUILD}")
+        finally:
+            self._con.execute(f"DETACH {_REBUILD}")
+        self._con.execute("CHECKPOINT")
+
     def close(self) -> None:
         if self._owned:
             self._con.close()
+
+
+def check_path(path: str, create: bool) -> None:
+    """--db names a DuckDB database: ':memory:' spelled out, an existing DuckDB file, or a new
+    file where `create` (only `load` and `dataset`: every other command reads or writes tables
+    that must already exist). Anything else is one error line before DuckDB sees the path:
+    DuckDB opened a CSV file given as --db as an empty in-memory database, so a run reported
+    success and its output existed nowhere (issue 29)."""
+    if path.startswith(":memory:"):
+        return
+    if not path:
+        raise AnonsqlError("no database given: name a DuckDB file, a postgresql:// URL or ':memory:'")
+    if not os.path.exists(path):
+        if create:
+            return
+        raise AnonsqlError(f"DuckDB database file not found: {path} (only `anonsql load` and `anonsql dataset` "
+                           "create one)")
+    try:
+        with open(path, "rb") as file:
+            head = file.read(MAGIC_AT + len(MAGIC))
+    except OSError as exc:
+        raise AnonsqlError(f"cannot read {path}: {exc.strerror}") from None
+    if head[MAGIC_AT:] != MAGIC:
+        how = (f"; load it with `anonsql load {path} --db <file>.duckdb --table <name>`"
+               if path.lower().endswith(_LOADABLE) else ": give a DuckDB file, a postgresql:// URL or ':memory:'")
+        raise AnonsqlError(f"{path} is not a DuckDB database{how}")
+
+
+def _remove(path: str) -> None:
+    """Remove a file and its WAL, if there."""
+    for name in (path, path + ".wal"):
+        if os.path.lexists(name):
+            os.remove(name)
+
+
+def _fsync(path: str) -> None:
+    """Flush a file, or a folder's entries (a rename), to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _unmasked(col: np.ndarray) -> np.ndarray:

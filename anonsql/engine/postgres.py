@@ -12,9 +12,11 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
+    from sqlglot import exp
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
+from .base import Scrubbed
 
 #: The session's work_mem when the server's is left at its default (sql/common/work_mem.sql).
 WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
@@ -22,6 +24,11 @@ WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
 
 #: numpy dtypes COPY sends in binary: the PostgreSQL type OID each must land in, and its wire format.
 _BINARY = {np.dtype(np.int64): (20, ">i8"), np.dtype(np.bool_): (16, "u1"), np.dtype(np.float64): (701, ">f8")}
+
+#: What no statement of a client can erase, said after every in-place run (Engine.scrub).
+OUT_OF_REACH = ("the WAL (and any WAL archive), base backups, replicas and their lag, rows another session's older "
+                "snapshot still sees (VACUUM FULL keeps them), pg_statistic's dead rows until the server vacuums it, "
+                "and the disk blocks of the files PostgreSQL dropped")
 
 
 class PostgresEngine:
@@ -160,6 +167,33 @@ class PostgresEngine:
         plans Adult's 9 dictionary joins in 0.5 ms (0.05 ms at a limit of 1: not worth the two
         round trips of a SET and a RESET)."""
         yield
+
+    def scrub(self, table: exp.Table) -> Scrubbed:
+        """After an in-place run: VACUUM (FULL, ANALYZE) of `table`. An UPDATE writes new row
+        versions and leaves the old ones, original values and all, in the heap (and its TOAST
+        and indexes) until VACUUM FULL rewrites the table into new files; ANALYZE then replaces
+        its rows in pg_statistic (most common values, histogram bounds), which sampled the
+        originals. VACUUM cannot run inside a transaction: the run's has committed (autocommit
+        outside transaction()); a caller's connection in a transaction of its own is left alone,
+        with a warning. What stays out of reach is said in every case (OUT_OF_REACH)."""
+        name = sql.text(table, self.dialect)
+        outside = f"in place on PostgreSQL, original values of {table.name} stay where anonsql cannot reach: " \
+                  + OUT_OF_REACH
+        if not self._con.autocommit or self._con.info.transaction_status != self._psycopg.pq.TransactionStatus.IDLE:
+            return Scrubbed(warnings=(f"in place: {name} was not rewritten (the connection is in a transaction of the "
+                                      f"caller's): run VACUUM (FULL, ANALYZE) {name} after it commits", outside))
+        file = sql.render("common/relation_file", self.dialect, relation=name)
+        before = self.fetch_all(*file)
+        try:  # names quoted by sqlglot (sql.text); VACUUM takes no parameter and sqlglot parses it as text
+            self.execute(f"VACUUM (FULL, ANALYZE) {name}")
+        except DatabaseError as exc:
+            return Scrubbed(warnings=(f"in place: {name} was not rewritten ({first_line(exc)}): run VACUUM (FULL, "
+                                      f"ANALYZE) {name} as its owner", outside))
+        if self.fetch_all(*file) == before:  # skipped with a server WARNING: not the table's owner
+            return Scrubbed(warnings=(f"in place: {name} was not rewritten (VACUUM FULL needs the table's owner): "
+                                      f"run VACUUM (FULL, ANALYZE) {name} as its owner", outside))
+        return Scrubbed(notes=(f"in place: VACUUM (FULL, ANALYZE) rewrote {name} into new files and refreshed its "
+                               "statistics",), warnings=(outside,))
 
     def close(self) -> None:
         if self._owned:

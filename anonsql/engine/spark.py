@@ -35,6 +35,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
+from .base import Scrubbed
 
 SCHEMES = ("spark:", "sc://")
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
@@ -381,6 +382,11 @@ class SparkEngine:
     def joins_as_written(self) -> Iterator[None]:
         """Nothing to switch: Spark broadcasts the small side of each join (the dictionaries)."""
         yield
+
+    def scrub(self, table: Any) -> Scrubbed:
+        """Never reached: in place is refused on Spark (catalog.output_table), whose writers only
+        ever create a new table under a staging name and rename it."""
+        raise AnonsqlError("--in-place is not available on spark: nothing to scrub")
 
     def close(self) -> None:
         """Forget this engine's temporary views; the process's session stays up for the next call."""

@@ -147,6 +147,7 @@ def select_features(engine: Engine, table: str | sql.TableName, class_column: st
     if cls == key_col:
         raise AnonsqlError(f"column '{cls}' cannot be both the class and the key")
     rows = validate.rows(engine, source)
+    engine.expect_rows(rows)
     validate.k_within(k, rows)
     classes = stats.two_classes(engine, source, cls)
     cols = stats.attr_columns(source, cls, key_col, attrs)
@@ -237,7 +238,7 @@ def ac(engine: Engine, table: str, *, class_column: str | None = None, key: str 
     tab = get_table(engine, table)
     key_col = tab.column(key).name if key else None
     cls = validate.class_column(engine, tab, class_column) if class_column else None
-    validate.rows(engine, tab)
+    engine.expect_rows(validate.rows(engine, tab))
     classes = stats.two_classes(engine, tab, cls) if cls else None
     cols = stats.attr_columns(tab, cls, key_col, attrs)
     stats.require_binary(engine, tab, cols)
@@ -255,6 +256,7 @@ def binarize(engine: Engine, table: str, rules: Sequence[BinaryRule], out: str, 
     """A new table with the `keep` columns (key, class) and one 0/1 column per rule, in SQL."""
     source = get_table(engine, table)
     rows = validate.rows(engine, source)
+    engine.expect_rows(rows)
     kept = source.resolve(keep)
     clash = sorted({r.name.lower() for r in rules} & {k.lower() for k in kept})
     if clash:

@@ -1460,46 +1460,8 @@ done:
     return result;
 }
 
-/*
- * The loop's random numbers (kanon.draws): numpy's PCG64 (XSL-RR 128/64) from the state and
- * increment seeds its SeedSequence makes (pcg64_set_seed: state 0, step, add the seed, step),
- * each output x as the double (x >> 11) * 2^-53, numpy's next_double. Bit for bit
- * default_rng(seed).random(n), without importing numpy.random. A compiler without 128-bit
- * integers leaves it out, and kanon.draws asks numpy instead.
- */
-#ifdef __SIZEOF_INT128__
-static PyObject *uniform(PyObject *self, PyObject *args) {
-    unsigned long long s_hi, s_lo, i_hi, i_lo;
-    Py_buffer out = {0};
-    if (!PyArg_ParseTuple(args, "KKKKw*", &s_hi, &s_lo, &i_hi, &i_lo, &out)) return NULL;
-    if (out.len % (Py_ssize_t)sizeof(double)) {
-        PyBuffer_Release(&out);
-        PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core.uniform: the output must be float64");
-        return NULL;
-    }
-    const unsigned __int128 mult = ((unsigned __int128)0x2360ED051FC65DA4ULL << 64) | 0x4385DF649FCCF645ULL;
-    const unsigned __int128 inc = ((((unsigned __int128)i_hi << 64) | i_lo) << 1) | 1u;
-    unsigned __int128 state = inc; /* 0 * mult + inc: the first step */
-    state += ((unsigned __int128)s_hi << 64) | s_lo;
-    state = state * mult + inc;
-    double *draws = out.buf;
-    for (Py_ssize_t i = 0; i < out.len / (Py_ssize_t)sizeof(double); i++) {
-        state = state * mult + inc;
-        uint64_t x = (uint64_t)(state >> 64) ^ (uint64_t)state;
-        unsigned rot = (unsigned)(state >> 122);
-        x = (x >> rot) | (x << ((64u - rot) & 63u));
-        draws[i] = (double)(x >> 11) * (1.0 / 9007199254740992.0);
-    }
-    PyBuffer_Release(&out);
-    Py_RETURN_NONE;
-}
-#endif
-
 static PyMethodDef methods[] = {
     {"run", run, METH_VARARGS, "ANONYMIZE (Kameya & Hayashi 2016, Alg. 1-3) on prepared arrays; see kanon.fast."},
-#ifdef __SIZEOF_INT128__
-    {"uniform", uniform, METH_VARARGS, "numpy's default_rng(seed).random(n) from SeedSequence's seeds; see kanon.draws."},
-#endif
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import warnings
 from types import ModuleType
 
+import numpy as np
+
 from . import reference as _reference
-from .draws import uniform
 from .model import KanonResult, finish, prepare
 
 _fast: ModuleType | None
@@ -54,7 +55,7 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     iterations by the compiled loop.
     """
     prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha)
-    draws = uniform(seed, 2 * len(prepared.counts))  # numpy.random.default_rng(seed).random, see kanon.draws
+    draws = np.random.default_rng(seed).random(2 * len(prepared.counts))  # Generator(PCG64(SeedSequence(seed)))
     if not reference and _fast is None:
         warnings.warn(f"anonsql.kanon: compiled loop unavailable ({_FAST_MISSING}); using the reference loop, "
                       "~20-50x slower. Build it with `pip install -e .`.", RuntimeWarning, stacklevel=2)

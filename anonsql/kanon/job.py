@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Column, Table, find_table, get_table, holding_source, output_table, staged_output
+from ..catalog import Column, Table, find_table, get_table, in_place_run, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
@@ -111,10 +111,9 @@ ONE_CLASS = "anonsql_one_class"
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
         in_place: bool, execute: bool, progress: Progress | None = None, **options: Any) -> KanonReport:
     """The job (`_run`) with an in-place source held stable from the statistics to the commit
-    (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
-    with holding_source(engine, source, in_place and execute, progress or silent):
-        return _run(engine, source, rows, qi, class_column, k, in_place=in_place, execute=execute,
-                    progress=progress, **options)
+    (one transaction and a table lock on PostgreSQL), then scrubbed (catalog.in_place_run)."""
+    return in_place_run(engine, source, in_place and execute, progress or silent, lambda: _run(
+        engine, source, rows, qi, class_column, k, in_place=in_place, execute=execute, progress=progress, **options))
 
 
 def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int, *,
@@ -165,12 +164,12 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     # same rows, same distinct values; in place the UPDATE writes QI cells only).
     out_columns = [c for c in source.column_names if c not in drop]
     with report.timed("loop"):
-        result, unique = _beside(loop, lambda: identifiers.near_unique(
+        result, unique = _beside(loop, lambda: identifiers.scan(
             engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize]), named=target)
             if execute else [])
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
     # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
-    plan = suppression_plan(source.ref, target.ref, groups, cls, result.final_codes, source.column_names,
+    plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, source.column_names,
                             copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,
                             pseudonymize=() if in_place else pseudonymize)
     report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.rows)
@@ -192,10 +191,10 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     # the output is created under staged_output's name (Spark: a staging table, renamed once verified)
     with engine.transaction(), staged_output(engine, target, replaced) as staged:
         with report.timed("rewrite"):
-            plan = replace_dc(plan, out=staged.ref)
+            plan = replace_dc(plan, out=staged.expr)
             plan.execute(engine, key)
             if in_place:
-                identifiers.apply(engine, staged.ref, drop=drop, pseudonymize=pseudonymize, key=key)
+                identifiers.apply(engine, staged.expr, drop=drop, pseudonymize=pseudonymize, key=key)
             if changes_table is not None:
                 _write_changes(engine, changes_table, plan.changes())
         say(f"rewrite: {len(plan.rows):,} groups changed ({report.seconds['rewrite']:.2f} s)")
@@ -280,9 +279,9 @@ def _changes_table(engine: Engine, changes: str | None, source: Table, target: s
 def _write_changes(engine: Engine, table: sql.TableName, frame: dict[str, np.ndarray]) -> None:
     """The private changes relation (sql/kanon/create_changes.sql), in the run's transaction."""
     d = engine.dialect
-    engine.execute(*sql.render("kanon/create_changes", d, changes=table.ref))
+    engine.execute(*sql.render("kanon/create_changes", d, changes=table.expr))
     if len(frame["group_id"]):
-        engine.insert_rows(sql.name_text(table.ref, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
+        engine.insert_rows(sql.text(table.expr, d), ", ".join(sql.quoted(list(frame), d)), frame)
 
 
 def _set_suppressed(report: KanonReport, cells: int) -> None:

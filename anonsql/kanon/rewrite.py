@@ -38,15 +38,15 @@ CODES_TABLE = "anonsql_suppression_codes"  # a script's decisions, coded
 class SuppressionPlan:
     """Turn cells NULL group by group: rows of group g lose the QIs where `suppress[g]`."""
 
-    source: sql.Name
-    out: sql.Name  # == source for an in-place run
+    source: exp.Table
+    out: exp.Table  # == source for an in-place run
     qi: list[str]
     class_column: str
     codes: np.ndarray  # (G, M+1) dictionary codes of the changed groups: y_1..y_m, then c (-1 = ⊥)
     labels: list[np.ndarray]  # per QI, then the class: code -> the value's exact text
     suppress: np.ndarray  # (G, M) bool
     rows: np.ndarray  # (G,) N(y, c): the rows of each group
-    dictionaries: list[sql.Name]  # the value dictionaries of the statistics, QIs then class
+    dictionaries: list[exp.Table]  # the value dictionaries of the statistics, QIs then class
     columns: list[str]  # the source's columns, in order
     copy: bool = True
     one_class: bool = False  # no --class: class_column names the constant label of sql/kanon/one_class.sql
@@ -95,11 +95,11 @@ class SuppressionPlan:
         decisions = scratch_table(DECISIONS_TABLE, d)
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("kanon/suppression_decisions", d, decisions=decisions,
-                                   code=[sql.ref_ident(c) for c in _code_names(self.qi)],
-                                   flag=[sql.ref_ident(f) for f in self._flag_names()]))
+                                   code=[sql.ident(c) for c in _code_names(self.qi)],
+                                   flag=[sql.ident(f) for f in self._flag_names()]))
         frame = {**{name: self.codes[:, j].astype(np.int64) for j, name in enumerate(_code_names(self.qi))},
                  **{name: self.suppress[:, j].astype(bool) for j, name in enumerate(self._flag_names())}}
-        engine.insert_rows(sql.name_text(decisions, d), sql.name_text([sql.ref_ident(c) for c in frame], d), frame)
+        engine.insert_rows(sql.text(decisions, d), ", ".join(sql.quoted(list(frame), d)), frame)
         if d == "postgres":
             engine.fetch_all(*sql.render("kanon/decisions_sample", d))
             engine.fetch_all(*sql.render("kanon/hash_join", d))
@@ -111,10 +111,10 @@ class SuppressionPlan:
             engine.execute(*self._apply(d, decisions, self._flag_names(), pads))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
 
-    def _apply(self, dialect: str, decisions: sql.Name, flags: list[str], pads: dict[str, Any], *,
+    def _apply(self, dialect: str, decisions: exp.Table, flags: list[str], pads: dict[str, Any], *,
                inline: bool = False) -> tuple[str, dict[str, Any]]:
-        """The write-back statement (`_write_back`) of this plan: composed and cached by sql.composed,
-        or with `inline` pretty-printed with its values written out, for a script. `flags` name the
+        """The write-back statement (`_write_back`) of this plan, bound with the values `pads`, or
+        with `inline` pretty-printed with its values written out, for a script. `flags` name the
         decisions' flag columns; a copy also drops and pseudonymizes (`pads`: the padded keys of
         identifiers.Key, or placeholders in a script)."""
         # PostgreSQL matches a row by value (each dictionary lookup there is a hash join of every row,
@@ -130,10 +130,8 @@ class SuppressionPlan:
             class_column=self.class_column, one_class=self.one_class, columns=self.columns, drop=list(self.drop),
             pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries, decisions=decisions, flags=flags,
             by_code=by_code)
-        if not inline:
-            return sql.composed(_write_back, dialect, values=pads, **parts)
         tree, binds = _write_back(**parts)
-        return sql.bind(tree, dialect, {**pads, **binds}, inline=True)
+        return sql.bind(tree, dialect, {**pads, **binds}, inline=inline)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
                replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:
@@ -198,9 +196,9 @@ def _code_names(qi: Sequence[str]) -> list[str]:
     return [f"y_{j}" for j in range(len(qi) + 1)]
 
 
-def _write_back(*, sql_dialect: str, copy: bool, source: sql.Name, out: sql.Name, qi: list[str], class_column: str,
+def _write_back(*, sql_dialect: str, copy: bool, source: exp.Table, out: exp.Table, qi: list[str], class_column: str,
                 one_class: bool, columns: list[str], drop: list[str], pseudonymize: list[str],
-                dictionaries: list[sql.Name], decisions: sql.Name, flags: list[str], by_code: list[int]
+                dictionaries: list[exp.Table], decisions: exp.Table, flags: list[str], by_code: list[int]
                 ) -> tuple[exp.Expr, dict[str, Any]]:
     """The write-back statement as a tree and its bindings (SuppressionPlan._apply): sql/kanon/
     create_suppressed.sql for a copy (the decisions and dictionaries broadcast on Spark: a hint,
@@ -234,7 +232,7 @@ def _write_back(*, sql_dialect: str, copy: bool, source: sql.Name, out: sql.Name
         decided = sql.template("kanon/decision_values")
         for j in by_value:
             alias = f"e_{j}"
-            decided.append("joins", exp.Join(this=exp.alias_(dictionaries[j].node(), alias, table=True),
+            decided.append("joins", exp.Join(this=exp.alias_(dictionaries[j], alias, table=True),
                                              side="LEFT", on=exp.EQ(this=exp.column("code", alias),
                                                                     expression=exp.column(names[j], "x"))))
         own[0].set("this", exp.Subquery(this=decided, alias=exp.TableAlias(this=exp.to_identifier("x"))))
@@ -244,7 +242,7 @@ def _write_back(*, sql_dialect: str, copy: bool, source: sql.Name, out: sql.Name
     return tree, dict(binds, decisions=decisions, match=match)
 
 
-def suppression_plan(source: sql.Name, out: sql.Name, groups: QIClassCounts, class_column: str,
+def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
                      final_codes: np.ndarray, columns: Sequence[str], *, copy: bool, one_class: bool = False,
                      drop: Sequence[str] = (), pseudonymize: Sequence[str] = ()) -> SuppressionPlan:
     """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""

@@ -36,7 +36,7 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
     coded, d = out_attrs.groups, engine.dialect
     try:
         text, params = sql.render("kanon/violations_of_groups", d, groups=coded.grouped,
-                                  y=sql.ref_columns([f"y_{j}" for j in range(len(qi))]), k=k)
+                                  y=sql.columns([f"y_{j}" for j in range(len(qi))]), k=k)
         groups, below = engine.fetch_all(text, params)[0]
     finally:
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=coded.grouped))
@@ -72,7 +72,7 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
             differ, query = moved, "common/qi_class_counts"
         else:
             query = "common/multiset_difference"
-            text, params = sql.render(query, d, a=source.ref, b=out.ref, col=sql.ref_columns(others),
+            text, params = sql.render(query, d, a=source.expr, b=out.expr, col=sql.columns(others),
                                       side=sql.unused_ident("side", others))
             differ = int(engine.fetch_all(text, params)[0][0])
         report.check("non-QI columns unchanged", differ == 0, query,

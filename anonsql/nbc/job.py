@@ -241,7 +241,7 @@ def _prepare(engine: Engine, table: str, class_column: str, attrs: Attrs, preced
     if not cols:
         raise AnonsqlError("no attributes given (--attrs a,b,c)")
     cls = validate.class_column(engine, tab, class_column, cols)
-    validate.rows(engine, tab)
+    engine.expect_rows(validate.rows(engine, tab))
     say(f"reading the views (P_c, N^i_(t,c)) of {tab} by SQL")
     v = stats.load_views(engine, tab, cols, cls)
     v = v.ordered(precedence_order(v.classes, validate.names(precedence)))

@@ -3,7 +3,8 @@
 Pure algorithms: `naive_bayes` and `id3` (the thesis's two adversaries), `deletion` (the
 single-cell algorithms of Chapter 3), `enhanced` (e-DECP, e-DROPP), `taxonomy`,
 `partial_counts` and `generalization` (Chapter 4's -g methods), `suppress` (the driver that
-runs a method on many cells), `metrics` (Section 2.4). Then `request` (the validated input),
+runs a method on many cells), `metrics` (Section 2.4), `keep_k` (k-anonymity kept through
+the hidden cells, by kanon's cost). Then `request` (the validated input),
 `stats`, `rewrite`, `verify`, `job` (the one transaction) and `store` (taxonomies in the database).
 """
 

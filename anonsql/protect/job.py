@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import identifiers, sql
-from ..catalog import Table, exact_text, find_table, get_table, holding_source, output_table, staged_outputs
+from ..catalog import Table, exact_text, find_table, get_table, in_place_run, output_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from ..rewrite import Script
-from . import metrics, rewrite, stats, verify
+from ..verify import k_anonymity
+from . import keep_k, metrics, rewrite, stats, verify
 from .deletion import COIN_KEPT, DELETED, NU, Cell, Microdata, SeededChance
 from .generalization import GeneralizedMicrodata
 from .request import ProtectionInput, resolve
@@ -60,6 +61,9 @@ class ProtectedCell:
 class ProtectReport(Report):
     """A protect run: the cells, the changes (Def. 2.6's direct distance), Section 2.4's metrics."""
 
+    #: Row keys, predictions and original values: never in a public artefact (Report.public_dict).
+    PRIVATE = ("cells", "changes")
+
     changes_table: str
     in_place: bool
     key: str
@@ -80,6 +84,10 @@ class ProtectReport(Report):
     changes: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # --drop
     pseudonymized: list[str] = field(default_factory=list)  # --pseudonymize (keyed HMAC-SHA256)
+    qi: list[str] = field(default_factory=list)  # --qi: the quasi-identifiers whose k-anonymity is kept or watched
+    k: int | None = None  # --k: the output is k-anonymous over qi (checked); None: only watched
+    input_k: int | None = None  # the k the input had over qi (its smallest equivalence class)
+    k_cells: int = 0  # QI cells hidden beyond the method's to keep k-anonymity (kanon's MAR cost)
     #: not a field (so not in the JSON): --show-values, the summary then prints hidden cells' original values
     show_values = False
 
@@ -106,6 +114,9 @@ class ProtectReport(Report):
             lines.append(f"  sum KL distance {m['sum_kl_distance']:.4f}; avg change in mutual information "
                          f"{'n/a' if acmi is None else f'{acmi:.4f}'}; sum conditional entropy "
                          f"{m['sum_conditional_entropy']:.4f}")
+        if self.k is not None:
+            lines.append(f"  kept {self.k}-anonymity over {', '.join(self.qi)}: {self.k_cells:,} more quasi-identifier "
+                         "cell(s) hidden (chosen by kanon's MAR cost)")
         if self.dropped:
             lines.append(f"  dropped direct identifiers: {', '.join(self.dropped)}")
         if self.pseudonymized:
@@ -118,9 +129,10 @@ class ProtectReport(Report):
 def protect_table(engine: Engine, table: str, key: str, *, in_place: bool = False, execute: bool = True,
                   progress: Progress | None = None, **options: Any) -> ProtectReport:
     """The job (`_protect_table`) with an in-place source held stable from its statistics to the
-    commit (catalog.holding_source: one transaction and a table lock on PostgreSQL)."""
-    with holding_source(engine, get_table(engine, table), in_place and execute, progress or silent):
-        return _protect_table(engine, table, key, in_place=in_place, execute=execute, progress=progress, **options)
+    commit (one transaction and a table lock on PostgreSQL), then scrubbed (catalog.in_place_run)."""
+    return in_place_run(engine, get_table(engine, table), in_place and execute, progress or silent,
+                        lambda: _protect_table(engine, table, key, in_place=in_place, execute=execute,
+                                               progress=progress, **options))
 
 
 def _protect_table(engine: Engine, table: str, key: str, *, method: str, target: str | None = None,
@@ -129,18 +141,27 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                   in_place: bool = False, replace: bool = False, delete_rows: bool = False,
                   taxonomies: Mapping[str, str] | str | None = None, emit_sql: str | None = None,
                   execute: bool = True, progress: Progress | None = None, drop: Sequence[str] = (),
-                  pseudonymize: Sequence[str] = (), pseudonym_key: identifiers.Key | None = None) -> ProtectReport:
+                  pseudonymize: Sequence[str] = (), pseudonym_key: identifiers.Key | None = None,
+                  qi: Sequence[str] = (), k: int | None = None) -> ProtectReport:
     """Resolve the input, decide, write back and verify in one transaction (the body of
-    anonsql.api.protect, whose checks of method, top_k, seed and the pseudonym key ran already).
+    anonsql.api.protect, whose checks of method, top_k, seed, k and the pseudonym key ran already).
+
+    `qi` and `k`: the output is k-anonymous over `qi` (the input must be): where the hidden cells
+    move rows out of their classes, further QI cells are hidden (keep_k, kanon's MAR cost), and
+    the k-anonymity check runs on the output. `qi` without `k` watches the k the input had and
+    warns (Report.warnings) when the output lost it; without `qi` too, a table that looks like a
+    kanon output is watched over the columns holding NULLs (see _classes).
 
     --drop and --pseudonymize run after the protection is verified, in the same transaction:
     dropped columns are no attribute (nothing reads them), and a pseudonym replaces values one
     to one, so naive Bayes and ID3 predict the same from pseudonyms as from the values."""
     say = progress or silent
     source = get_table(engine, table)
-    drop, pseudonymize = identifiers.check_columns(source, (), drop, pseudonymize)
+    qi = source.resolve(qi)
+    drop, pseudonymize = identifiers.check_columns(source, qi, drop, pseudonymize)
     inp = resolve(engine, source, key, method, target=target, rows=rows, cells=cells, attrs=attrs,
                   taxonomies=taxonomies, drop=drop, pseudonymize=pseudonymize)
+    watched, classes, had = _classes(engine, source, inp.key, qi, k, drop)
     ctas = not engine.supports_update and not in_place  # Spark: ONE CREATE TABLE AS SELECT (in place is refused)
     if ctas:
         _spark_input(engine.dialect, source, inp, drop, pseudonymize)
@@ -153,7 +174,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     report = ProtectReport(table=str(source), out=str(dest), changes_table=str(changes), in_place=in_place,
                            key=inp.key, method=method, top_k=top_k, seed=seed, attrs=inp.attrs,
                            rows=inp.n, taxonomies={c: t.name for c, t in inp.taxonomies.items()},
-                           dropped=drop, pseudonymized=pseudonymize)
+                           dropped=drop, pseudonymized=pseudonymize, qi=qi, k=k, input_k=had)
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
     # the source's distinct tuples over the run's columns, fetched once: for the algorithm's
     # counts and, on PostgreSQL, for the metrics' distributions before the change
@@ -162,12 +183,14 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
         extra = [c for c in source.column_names if c != inp.key and c not in (*inp.columns, *drop)]
         results, values, decisions = _decide(engine, source, inp, extra, method, top_k, seed, delete_rows,
                                              source_tuples, say)
+        if k is not None:
+            decisions, report.k_cells = _keep_k(engine, source, inp.key, qi, k, seed, classes, decisions)
     report.cells = _cells(inp, results, values)
     report.deleted_tuples = sum(1 for r in results if r.status == DELETED)
     report.rows_removed = bool(decisions.removed)
     if emit_sql:
         save(emit_sql, _script(engine.dialect, source, dest, changes, inp.key, decisions, in_place, drop_tables,
-                               drop, pseudonymize, ctas))
+                               drop, pseudonymize, ctas, (qi, k) if k is not None else None))
     if not execute:
         report.notes.append("dry run: nothing was changed")
         return report
@@ -184,6 +207,8 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
         with report.timed("verify"):
             verify.run(engine, report, inp, stage if in_place else sql.TableName(source.name, source.schema), stage,
                        stage_changes, results, method, values, decisions.removed)
+            if watched:
+                _k_anonymity(engine, report, get_table(engine, stage), source, watched, k, had, say, guessed=not qi)
         rewrite.cleanup(engine)
         if not report.ok:
             raise VerificationError(report.checks)
@@ -199,13 +224,86 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                           pseudonymize=pseudonymize)
         if not report.ok:
             raise VerificationError(report.checks)
-        identifiers.warn(engine, report, written, [inp.key, *pseudonymize], say)
+        identifiers.warn(engine, report, written, [inp.key, *qi, *pseudonymize], say, named=dest)
         report.notes.append(f"column '{inp.key}' is the row key: it identifies every row of {dest} by design "
                             f"(protect keeps it, and {changes} names cells by it); if it is a direct identifier "
                             "(a patient id), publish a surrogate key in its place")
     report.changed_cells = len(listed)
     report.changes = [{k: stats.plain(v) for k, v in row.items()} for row in listed.to_dict("records")]
     return report
+
+
+def _classes(engine: Engine, source: Table, key: str, qi: Sequence[str], k: int | None,
+             unwatched: Sequence[str]) -> tuple[list[str], list[tuple[tuple, str, int]], int | None]:
+    """The quasi-identifiers whose k-anonymity the run keeps or watches, the source's equivalence
+    classes over them, and the k it has (its smallest class). `qi` when given (refused with `k`
+    when the source is not k-anonymous: protect keeps k-anonymity, kanon makes it); else, when
+    the table looks like a kanon output, the guess: the columns holding NULLs (kanon's
+    suppressed cells) but the key and `unwatched`, if the table is k-anonymous over them, k >= 2."""
+    if key in qi:
+        raise AnonsqlError(f"the key column '{key}' cannot be a quasi-identifier (--qi): it is unique in every row")
+    watched = list(qi) or stats.columns_with_nulls(
+        engine, source.expr, [c for c in source.column_names if c != key and c not in unwatched])
+    if not watched:
+        return [], [], None
+    classes = stats.qi_classes(engine, source.expr, watched)
+    had = min(n for *_, n in classes)
+    if k is not None and had < k:
+        small = sum(1 for *_, n in classes if n < k)
+        raise AnonsqlError(f"table {source} is not {k}-anonymous over {', '.join(qi)} ({small:,} classes have fewer "
+                           f"than {k} rows, the smallest {had}): protect --k keeps k-anonymity, it does not create "
+                           "it; make the table k-anonymous first (anonsql kanon)")
+    if not qi and had < 2:
+        return [], [], None  # not k-anonymous over the guess: nothing to watch
+    return watched, classes, had
+
+
+def _keep_k(engine: Engine, source: Table, key: str, qi: Sequence[str], k: int, seed: int,
+            classes: list[tuple[tuple, str, int]], decisions: rewrite.Decisions) -> tuple[rewrite.Decisions, int]:
+    """The decisions with the QI cells keep_k hides further so that the output stays
+    k-anonymous over `qi`, and their number. The rows whose QI cells the decisions change are
+    read by key; the other rows of a class to repair are found by its group key in SQL."""
+    at = {c: j for j, c in enumerate(qi)}
+    removed = set(decisions.removed)
+    touched = dict.fromkeys([*(r for r, c, _ in decisions.cells if c in at), *decisions.removed])
+    was = {r: tuple(stats.rows_where(engine, source.expr, key, qi, [(key, r)])[0][1:]) for r in touched}
+    now = {r: list(v) for r, v in was.items()}
+    for r, c, value in decisions.cells:
+        if c in at:
+            now[r][at[c]] = value
+    moved = [(was[r], None if r in removed else tuple(now[r])) for r in touched]
+    repairs = keep_k.repair({values: n for values, _, n in classes}, moved, k=k, seed=seed)
+    if not repairs:
+        return decisions, 0
+    blank = dict(repairs)
+    group = {values: g for values, g, _ in classes}
+    # the rows of a class to repair: those the decisions moved there, and those that were there and stayed
+    rows = [(r, tuple(now[r])) for r in touched if r not in removed and tuple(now[r]) in blank]
+    by_group = {group[p]: p for p in blank if p in group}
+    rows += [(r, by_group[g]) for r, g in stats.keys_in_classes(engine, source.expr, key, qi, list(by_group))
+             if r not in touched]
+    extra = {(r, qi[j]) for r, p in rows for j in blank[p]}
+    cells = [(r, c, None if (r, c) in extra else v) for r, c, v in decisions.cells]
+    known = {(r, c) for r, c, _ in decisions.cells}
+    cells += sorted(((r, c, None) for r, c in extra if (r, c) not in known), key=lambda x: (str(x[0]), x[1]))
+    return rewrite.Decisions(cells, decisions.confidential, decisions.removed), len(extra)
+
+
+def _k_anonymity(engine: Engine, report: ProtectReport, written: Table, source: Table, qi: Sequence[str],
+                 k: int | None, had: int | None, say: Progress, *, guessed: bool) -> None:
+    """With `k`: the independent k-anonymity check of the output (anonsql.verify). Without: a
+    privacy warning when the output lost the k the input had over `qi` (`guessed`: the columns
+    holding NULLs, as in a kanon output)."""
+    checked = k_anonymity(engine, written, qi, k or had or 1, show=0)
+    if k is not None:
+        report.checks += checked.checks
+    elif checked.violating_groups:
+        over = (f"the columns holding NULLs ({', '.join(qi)}), which look like a kanon output's "
+                "quasi-identifiers," if guessed else ', '.join(qi))
+        report.warn(f"{report.out} is not {had}-anonymous over {over} as {source} was: "
+                    f"{checked.violating_groups:,} class(es) holding {checked.violating_rows:,} rows have fewer than "
+                    f"{had} rows, moved there by the hidden cells; run protect with {'--qi QIS ' if guessed else ''}"
+                    f"--k {had} to hide further quasi-identifier cells and keep it", say)
 
 
 def _decide(engine: Engine, source: Table, inp: ProtectionInput, extra: list[str], method: str, top_k: int | None,
@@ -261,8 +359,9 @@ def _spark_input(dialect: str, source: Table, inp: ProtectionInput, drop: Sequen
 
 def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.TableName, key: str,
             decisions: rewrite.Decisions, in_place: bool, drop_tables: list, drop: Sequence[str],
-            pseudonymize: Sequence[str], ctas: bool) -> str:
-    """The run as a reviewable script, ending with its verification queries."""
+            pseudonymize: Sequence[str], ctas: bool, kept: tuple[Sequence[str], int] | None = None) -> str:
+    """The run as a reviewable script, ending with its verification queries (with `kept`, (qi, k)
+    of --qi/--k, the k-anonymity check too)."""
     script = Script(dialect, f"anonsql protect: {source} -> {dest}, changes in {changes}", warnings=[
         f"PRIVATE: this script names the confidential cells, and {changes} holds their ORIGINAL values;",
         "keep both as private as the source table. Run it in one session: the verification queries at",
@@ -273,4 +372,9 @@ def _script(dialect: str, source: Table, dest: sql.TableName, changes: sql.Table
         script.step(comment, statement)
     # a pseudonymized column no longer holds its recorded new values (its labels are pseudonyms too)
     verify.script_checks(script, dest, changes, key, [c for c in decisions.columns if c not in pseudonymize])
+    if kept is not None:
+        qi, k = kept
+        script.check(f"--k: no class of {', '.join(qi)} has fewer than {k} rows: must return no row",
+                     sql.readable("common/violating_groups", dialect, tbl=dest.expr, qi=sql.columns(qi), k=k,
+                                  shown=sql.columns(qi, "t"), max_groups=20))
     return script.text()

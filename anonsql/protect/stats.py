@@ -89,6 +89,41 @@ def rows_kept(engine: Engine, out: exp.Table, source: exp.Table, key: str) -> tu
     return int(n), int(missing)
 
 
+#: The working relation of the classes whose rows protect --k suppresses further cells of.
+CLASSES = sql.TableName("anonsql_protect_classes").expr
+
+
+def qi_classes(engine: Engine, table: exp.Table, qi: Sequence[str]) -> list[tuple[tuple, str, int]]:
+    """The equivalence classes over `qi`: (values, group key, size |E|) each (protect/qi_classes)."""
+    found = engine.fetch_all(*sql.render("protect/qi_classes", engine.dialect, tbl=table, qi=sql.columns(qi),
+                                         g=sql.group_key(sql.columns(qi))))
+    return [(tuple(row[:len(qi)]), row[-2], int(row[-1])) for row in found]
+
+
+def columns_with_nulls(engine: Engine, table: exp.Table, columns: Sequence[str]) -> list[str]:
+    """The `columns` holding at least one NULL (protect/null_counts, one scan)."""
+    if not columns:
+        return []
+    nulls = engine.fetch_all(*sql.render("protect/null_counts", engine.dialect, tbl=table, col=sql.columns(columns)))[0]
+    return [c for c, n in zip(columns, nulls) if n]
+
+
+def keys_in_classes(engine: Engine, table: exp.Table, key: str, qi: Sequence[str],
+                    groups: Sequence[str]) -> list[tuple[Any, str]]:
+    """(row key, group key) of the rows in the classes named by `groups` (protect/keys_in_classes),
+    through a working relation of the group keys, dropped after."""
+    d = engine.dialect
+    engine.execute(*sql.render("common/drop_temp_table", d, tbl=CLASSES))
+    engine.execute(*sql.render("protect/classes_table", d, classes=CLASSES, tbl=table))
+    try:
+        engine.insert_rows(CLASSES.sql(d), sql.ident("g").sql(d), pd.DataFrame({"g": list(groups)}, dtype=object))
+        return [(k, g) for k, g in engine.fetch_all(*sql.render(
+            "protect/keys_in_classes", d, tbl=table, key=sql.column(key), classes=CLASSES,
+            g=sql.group_key(sql.columns(qi, "t"))))]
+    finally:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=CLASSES))
+
+
 def tuple_table(engine: Engine, table: exp.Table, columns: Sequence[str]) -> pa.Table:
     """The distinct (values of `columns`) tuples with their counts, the count last, as Arrow."""
     return engine.fetch_arrow(*sql.render("protect/tuple_counts", engine.dialect, tbl=table,

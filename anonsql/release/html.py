@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from .spec import Spec
+from . import publication
+from .spec import PRIVATE_DIR, PRIVATE_FILES, Spec, artefact_path
 
 if TYPE_CHECKING:
     from .job import ReleaseReport
@@ -39,7 +40,8 @@ DEFINITIONS = {
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #bbb;padding:.25em .6em;text-align:left}
 th{background:#eee}.pass{color:#070;font-weight:bold}.fail{color:#b00;font-weight:bold}.def{color:#555;font-size:.9em}
-code{font-size:.9em}img{max-width:100%;border:1px solid #ddd}.note{background:#fff4d0;padding:.5em}"""
+code{font-size:.9em}img{max-width:100%;border:1px solid #ddd}.note{background:#fff4d0;padding:.5em}
+.warnings{background:#fde2e2;border:2px solid #b00;padding:.5em 1em;margin:1em 0}.private{color:#b00}"""
 
 
 #: Ranges of class sizes |E| for the histogram: (label, lowest, highest).
@@ -126,19 +128,21 @@ def page(report: ReleaseReport, spec: Spec) -> str:
          f"<p>anonsql {escape(__version__)} on {escape(report.dialect)}; spec <code>{escape(spec.path.name)}</code> "
          f"(sha256 <code>{escape(spec.sha256)}</code>); input <code>{escape(report.table)}</code>: "
          f"{report.input['rows']:,} rows, fingerprint <code>{escape(report.input['digest'])}</code>.</p>",
-         "<h2>Gates</h2>"]
+         _public_note(spec), *_warnings(report.warnings), "<h2>Gates</h2>"]
     gates = [c for c in report.checks if c.name.startswith("gate:")]
     h.append(_table(["gate", "result", "measured", "proved by"], [
         [escape(c.name.removeprefix("gate: ")), '<span class="pass">pass</span>' if c.passed else
          '<span class="fail">FAIL</span>', escape(c.detail), f"<code>sql/{escape(c.query)}.sql</code>"]
         for c in gates], "gates") if gates else "<p>No gates in the spec.</p>")
+    published, private = publication.split(plan)
     h.append("<h2>What was published</h2>")
-    h.append(_table(["step", "input", "tables written", "rows", "fingerprint"], [
-        [f"{s.number}. {escape(s.kind)}", escape(s.input), "<br>".join(escape(o) for o in s.outputs),
-         "<br>".join(f"{report.outputs[o]['rows']:,}" for o in s.outputs),
-         "<br>".join(f"<code>{report.outputs[o]['digest'][:12]}</code>" for o in s.outputs)] for s in plan.steps],
-        "published"))
-    h.append(f"<p>{_def('fingerprint')} Tables ending in _changes or _private_audit hold ORIGINAL values: private.</p>")
+    h.append(_listed(report, published, "published"))
+    h.append(f"<p>{_def('fingerprint')}</p>")
+    if private:
+        h.append('<h2 class="private">Private tables: never publish</h2><p>They stay in the database and hold '
+                 "ORIGINAL values (protect's changes, the safe tables' audit); their fingerprints prove they are "
+                 "unchanged.</p>")
+        h.append(_listed(report, private, "private"))
     h.append("<h2>Step checks</h2>")
     h.append(_table(["check", "result", "proved by"], [
         [escape(c.name), '<span class="pass">holds</span>' if c.passed else '<span class="fail">FAILS</span>',
@@ -147,8 +151,32 @@ def page(report: ReleaseReport, spec: Spec) -> str:
         h += _figures(proof, plan.qi)
     h.append("<h2>Definitions</h2><dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>"
                                                   for k, v in DEFINITIONS.items()) + "</dl>")
-    h.append("<p>The manifest (JSON) and the whole release as one SQL script sit next to this page.</p></body></html>")
+    h.append(f"<p>The manifest (JSON) sits next to this page and records every file's sha256; the whole release "
+             f"as one SQL script and the row-level change lists sit in <code>{PRIVATE_DIR}/</code>.</p></body></html>")
     return "\n".join(h) + "\n"
+
+
+def _public_note(spec: Spec) -> str:
+    private = ", ".join(f"<code>{escape(artefact_path(w, n))}</code>" for w, n in spec.files.items()
+                        if w in PRIVATE_FILES)
+    return (f'<p class="note">Everything in this release folder is public <b>except the <code>{PRIVATE_DIR}/'
+            f"</code> subfolder</b> ({private}): it spells out original values; keep it as private as the "
+            "source.</p>")
+
+
+def _warnings(warnings: Sequence[str]) -> list[str]:
+    if not warnings:
+        return ["<p>No privacy warnings.</p>"]
+    items = "".join(f"<li>{escape(w)}</li>" for w in warnings)
+    return [f'<div class="warnings"><h2>Privacy warnings ({len(warnings)})</h2><ul>{items}</ul></div>']
+
+
+def _listed(report: ReleaseReport, tables: Sequence[str], cls: str) -> str:
+    """One row per table: the step that wrote it, its input, rows and fingerprint."""
+    step = {t: s for s in report.plan.steps for t in s.outputs}
+    return _table(["table", "step", "input", "rows", "fingerprint"], [
+        [escape(t), f"{step[t].number}. {escape(step[t].kind)}", escape(step[t].input),
+         f"{report.outputs[t]['rows']:,}", f"<code>{report.outputs[t]['digest'][:12]}</code>"] for t in tables], cls)
 
 
 def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:

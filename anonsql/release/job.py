@@ -1,6 +1,7 @@
 """A whole release in one transaction: every step through its job, then the gates; any failed
-check or gate raises VerificationError inside the transaction, so nothing is left behind. Only
-after the commit are the manifest, the one SQL script and the HTML report written."""
+check or gate raises VerificationError inside the transaction, so nothing is left behind. The
+artefacts (public: manifest, HTML report; private/: the SQL script, the row-level changes) are
+staged at the end of the transaction and moved into place only after the commit (artefacts.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..catalog import get_table
+from ..catalog import drop_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
-from ..report import Progress, Report, silent
-from . import html, manifest
+from ..report import Check, Progress, Report, silent
+from . import artefacts, html, manifest, publication
+from .guarantees import Chains
 from .plan import PlanReport, make_plan
-from .spec import Spec
+from .spec import PRIVATE_DIR, PRIVATE_FILES, Spec, artefact_path
 from .stats import fingerprint
 from .steps import run_step
 from .verify import Proof, fingerprints, prove_gates, reprove_steps
@@ -32,23 +34,52 @@ class ReleaseReport(Report):
     plan: PlanReport
     steps: list[Report] = field(default_factory=list)
     scripts: list[str] = field(default_factory=list)
-    proof: Proof | None = None
+    proof: Proof | None = None  # of the last gated table (plan.gate_table); its sql: every gate's query
+    proofs: dict[str, Proof] = field(default_factory=dict)  # gated (published row-level) table -> its proof
     input: dict[str, Any] = field(default_factory=dict)  # table, rows, digest
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # table -> rows, digest
-    artefacts: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # published and private table -> rows, digest
+    artefacts: dict[str, str] = field(default_factory=dict)  # manifest / report / script / changes -> path
+    hashes: dict[str, dict[str, Any]] = field(default_factory=dict)  # path in the folder -> sha256, bytes
+    private_folder: str = ""  # the one part of the release folder that is not public
+    recorded: dict[str, Any] | None = None  # a staged manifest this run completed (no step ran)
+
+    @property
+    def published(self) -> list[str]:
+        """The tables released (the only ones an artefact may list as published)."""
+        return self.plan.published
+
+    @property
+    def working(self) -> list[str]:
+        """Steps' outputs that were not published: dropped at the end of the run."""
+        return self.plan.working
+
+    @property
+    def private(self) -> list[str]:
+        """Tables kept in the database with ORIGINAL values (protect's _changes, tables' _private_audit)."""
+        return self.plan.private
 
     def lines(self) -> list[str]:
-        lines = [f"release {self.name}: {self.table} -> {', '.join(self.outputs)}"]
-        lines += [f"  {s.number}. {s.kind}: {', '.join(s.outputs)}" for s in self.plan.steps]
-        if self.proof:
-            b, a = self.proof.before, self.proof.after
-            lines.append(f"  prosecutor risk {b.risk.max_risk:.3g} -> {a.risk.max_risk:.3g}; suppressed QI cells "
-                         f"{self.proof.suppressed_share:.2%}")
-            lines += [f"  {n} error {e['before']:.4f} -> {e['after']:.4f}" for n, e in self.proof.errors.items()]
-        return lines + [f"  {what}: {path}" for what, path in self.artefacts.items()]
+        if self.recorded is not None:
+            lines = [f"release {self.name}: completed: an earlier run's tables had committed but its artefacts "
+                     "had not been moved into place; they are now (no step ran again)"]
+        else:
+            lines = [f"release {self.name}: {self.table} -> published {', '.join(self.published)}"]
+            lines += [f"  {s.number}. {s.kind}: {', '.join(s.outputs)}" for s in self.plan.steps]
+            lines += [f"  working tables dropped: {', '.join(self.working)}"] if self.working else []
+        if self.private:
+            lines.append(f"  PRIVATE tables (original values; never publish): {', '.join(self.private)}")
+        for table, proof in self.proofs.items():
+            b, a = proof.before, proof.after
+            lines.append(f"  {table}: prosecutor risk {b.risk.max_risk:.3g} -> {a.risk.max_risk:.3g}; suppressed QI "
+                         f"cells {proof.suppressed_share:.2%} (before: {b.table})")
+            lines += [f"  {table}: {n} error {e['before']:.4f} -> {e['after']:.4f}" for n, e in proof.errors.items()]
+        lines += [f"  {what}: {path}" + (" (PRIVATE)" if what in PRIVATE_FILES else "")
+                  for what, path in self.artefacts.items()]
+        return lines + ([f"  PRIVATE: {self.private_folder}/ (the rest of the release folder is public)"]
+                        if self.private_folder else [])
 
     def to_dict(self) -> dict[str, Any]:
-        return manifest.build(self)
+        return self.recorded if self.recorded is not None else manifest.build(self)
 
 
 @dataclass(kw_only=True)
@@ -57,11 +88,13 @@ class ReleaseVerifyReport(Report):
 
     manifest: str
     changed: list[str] = field(default_factory=list)  # tables whose fingerprint differs from the manifest
+    artefacts_changed: list[str] = field(default_factory=list)  # files missing or not matching their sha256
 
     def lines(self) -> list[str]:
         head = f"release of {self.table}: every guarantee re-proved on the published tables" if self.ok else \
             f"release of {self.table}: NOT verified ({len(self.failed_checks)} checks fail)"
-        return [head, f"  manifest {self.manifest}"] + [f"  CHANGED since the release: {t}" for t in self.changed]
+        return [head, f"  manifest {self.manifest}"] + [f"  CHANGED since the release: {t}" for t in self.changed] \
+            + [f"  ARTEFACT missing or changed since the release: {a}" for a in self.artefacts_changed]
 
 
 def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress | None = None) -> ReleaseReport:
@@ -71,14 +104,31 @@ def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress
         raise AnonsqlError(f"release run needs transactions (all or nothing); {engine.dialect} has none: "
                            "run the release on DuckDB or PostgreSQL")
     plan = make_plan(engine, spec)
+    report = ReleaseReport(table=plan.table, name=spec.name, dialect=engine.dialect, spec_sha256=spec.sha256,
+                           plan=plan, private_folder=str(spec.out_dir / PRIVATE_DIR))
+    resumed = artefacts.resume(engine, spec, report.timed)
+    if resumed is not None:
+        return _completed(report, spec, *resumed)
     if plan.existing_outputs and not replace:
         raise AnonsqlError(f"output tables already exist: {', '.join(plan.existing_outputs)} (use --replace)")
-    _writable(spec)
-    report = ReleaseReport(table=plan.table, name=spec.name, dialect=engine.dialect, spec_sha256=spec.sha256,
-                           plan=plan)
+    artefacts.writable(spec)
     src = fingerprint(engine, get_table(engine, plan.table))
     report.input = {"table": plan.table, "rows": src.rows, "digest": src.digest}
+    try:
+        with report.timed("transaction"):
+            _transaction(engine, spec, plan, report, replace, say, progress)
+    except BaseException:
+        artefacts.discard(spec)  # nothing committed: no artefact either
+        raise
+    artefacts.move_into_place(spec, report.timed)
+    return report
+
+
+def _transaction(engine: Engine, spec: Spec, plan: PlanReport, report: ReleaseReport, replace: bool, say: Progress,
+                 progress: Progress | None) -> None:
+    """Every step and gate in one transaction; the artefacts staged last, inside it."""
     with tempfile.TemporaryDirectory(prefix="anonsql_release_") as tmp, engine.transaction():
+        chains = Chains(engine, spec, plan)
         for step in plan.steps:
             say(f"release: step {step.number} ({step.kind}) {step.input} -> {', '.join(step.outputs)}")
             with report.timed(f"step {step.number} ({step.kind})"):
@@ -89,33 +139,55 @@ def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress
             report.scripts.append(script)
             for c in result.checks:
                 report.check(f"step {step.number} ({step.kind}): {c.name}", c.passed, c.query, c.detail)
+            with report.timed(f"step {step.number} ({step.kind}) guarantees"):
+                chains.after(step, report)  # raises at the first guarantee of an earlier step it lost
         say("release: proving the gates")
         with report.timed("gates"):
-            report.proof = prove_gates(engine, report, spec, plan, progress)
+            report.proofs = prove_gates(engine, report, spec, plan, progress)
         if not report.ok:
             raise VerificationError(report.failed_checks)
-        for step in plan.steps:
-            for out in step.outputs:
-                f = fingerprint(engine, get_table(engine, out))
-                report.outputs[out] = {"rows": f.rows, "digest": f.digest}
-    _write_artefacts(report, spec)
+        report.proof = _primary(report.proofs, plan)
+        for table in plan.working:  # after the gates, inside the transaction: only the release remains
+            drop_table(engine, get_table(engine, table).expr)
+        for out in [*plan.published, *plan.private]:
+            f = fingerprint(engine, get_table(engine, out))
+            report.outputs[out] = {"rows": f.rows, "digest": f.digest}
+        report.warnings += publication.warnings(engine, spec, plan, report.steps)
+        with report.timed("staged artefacts"):
+            _stage(report, spec)
+
+
+def _primary(proofs: dict[str, Proof], plan: PlanReport) -> Proof | None:
+    """The last gated table's proof, holding the SQL of every gate (the page and script show them all)."""
+    if not proofs:
+        return None
+    primary = proofs[plan.gate_tables[-1]]
+    for proof in proofs.values():
+        primary.sql.update(proof.sql)
+    return primary
+
+
+def _stage(report: ReleaseReport, spec: Spec) -> None:
+    """The HTML report and the private files, then the manifest holding their hashes."""
+    report.artefacts = {what: str(spec.artefact(what)) for what in spec.files}
+    path = {what: artefact_path(what, name) for what, name in spec.files.items()}
+    files = {path["report"]: html.page(report, spec), path["script"]: manifest.script(report, spec),
+             path["changes"]: json.dumps(manifest.private_rows(report), indent=2, default=str) + "\n"}
+
+    def manifest_text(hashes: dict[str, Any]) -> str:
+        report.hashes = hashes
+        return json.dumps(manifest.build(report), indent=2) + "\n"
+
+    artefacts.stage(spec, files, manifest_text)
+
+
+def _completed(report: ReleaseReport, spec: Spec, recorded: dict[str, Any], checks: list[Check]) -> ReleaseReport:
+    """The report of a run that only finished an earlier run's artefacts."""
+    report.recorded, report.checks = recorded, checks
+    report.input, report.outputs = recorded["input"], recorded["outputs"]
+    report.warnings = list(recorded.get("warnings", []))
+    report.artefacts = {what: str(spec.artefact(what)) for what in spec.files}
     return report
-
-
-def _writable(spec: Spec) -> None:
-    """The artefact folder can be made, before any work."""
-    try:
-        spec.out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise AnonsqlError(f"cannot create the release folder {spec.out_dir}: {exc.strerror}") from None
-
-
-def _write_artefacts(report: ReleaseReport, spec: Spec) -> None:
-    paths = {what: spec.artefact(what) for what in spec.files}
-    report.artefacts = {what: str(p) for what, p in paths.items()}
-    paths["manifest"].write_text(json.dumps(manifest.build(report), indent=2) + "\n", encoding="utf-8")
-    paths["script"].write_text(manifest.script(report, spec), encoding="utf-8")
-    paths["report"].write_text(html.page(report, spec), encoding="utf-8")
 
 
 def verify(engine: Engine, spec: Spec, progress: Progress | None = None) -> ReleaseVerifyReport:
@@ -124,8 +196,9 @@ def verify(engine: Engine, spec: Spec, progress: Progress | None = None) -> Rele
     try:
         recorded = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise AnonsqlError(f"cannot read the release manifest {path}: {exc} (run `anonsql release run` first)") \
-            from None
+        hint = "a run was killed after its commit: `anonsql release run` completes it" \
+            if artefacts.Folders.of(spec).staging.is_dir() else "run `anonsql release run` first"
+        raise AnonsqlError(f"cannot read the release manifest {path}: {exc} ({hint})") from None
     if recorded.get("spec", {}).get("sha256") != spec.sha256:
         note = "the spec changed since the release (its sha256 differs from the manifest's)"
     else:
@@ -133,6 +206,7 @@ def verify(engine: Engine, spec: Spec, progress: Progress | None = None) -> Rele
     plan = make_plan(engine, spec)
     report = ReleaseVerifyReport(table=plan.table, manifest=str(path))
     report.changed = fingerprints(engine, report, recorded)
+    report.artefacts_changed = artefacts.check(report, spec, recorded)
     report.notes += [note] if note else []
     report.notes += reprove_steps(engine, report, spec, plan)
     prove_gates(engine, report, spec, plan, progress)

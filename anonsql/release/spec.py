@@ -6,6 +6,7 @@ syntax errors only, so the line of a key is found in the text). Pure: no databas
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import tomllib
@@ -22,6 +23,8 @@ from ..errors import AnonsqlError
 KINDS = ("drop", "bin", "kanon", "protect", "nbc", "tables")
 #: Kinds whose output is a row-level table that later steps read by default.
 ROW_KINDS = ("drop", "bin", "kanon", "protect")
+#: The private table a kind writes beside its output (`<out><suffix>`): original values, never published.
+PRIVATE_TABLES = {"protect": "_changes", "tables": "_private_audit"}
 
 
 def _is_names(v: Any) -> bool:
@@ -64,14 +67,14 @@ _SECTIONS: dict[str, dict[str, str]] = {
               "max_nb_error_loss": "number", "folds": "int"},
     "outputs": {"dir": "str", "manifest": "str", "script": "str", "report": "str"},
 }
-_STEP_COMMON = {"kind": "str", "out": "str", "input": "str"}
+_STEP_COMMON = {"kind": "str", "out": "str", "input": "str", "publish": "bool"}
 _STEP_KEYS: dict[str, dict[str, str]] = {
     "drop": {"columns": "names"},
     "bin": {"columns": "str_map"},
     "kanon": {"qi": "names", "class": "str", "k": "int", "cost": "str", "alpha": "number", "seed": "int",
               "drop": "names", "pseudonymize": "names", "key_file": "str"},
     "protect": {"key": "str", "method": "str", "target": "str", "rows": "names", "cells": "cells", "attrs": "names",
-                "top_k": "int", "seed": "int", "taxonomies": "str_map"},
+                "top_k": "int", "seed": "int", "taxonomies": "str_map", "qi": "names", "k": "int"},
     "nbc": {"class": "str", "attrs": "names", "rho": "number_or_str", "prior": "prior", "r": "number_or_str",
             "root": "str", "synthetic": "bool", "precedence": "names"},
     "tables": {"dims": "names", "tables": "str", "margins": "str", "sum": "str", "contributor": "str",
@@ -86,6 +89,16 @@ def names(value: Any) -> list[str]:
     if isinstance(value, str):
         return [p.strip() for p in value.split(",") if p.strip()]
     return list(value or [])
+
+
+#: The one subfolder of a release's folder that is not public, and the artefacts that go there.
+PRIVATE_DIR = "private"
+PRIVATE_FILES = ("script", "changes")
+
+
+def artefact_path(what: str, name: str) -> str:
+    """An artefact's path inside the release folder: private ones under PRIVATE_DIR/."""
+    return f"{PRIVATE_DIR}/{name}" if what in PRIVATE_FILES else name
 
 
 @dataclass(frozen=True)
@@ -105,6 +118,7 @@ class Step:
     out: str
     input: str | None  # None: the latest row-level table (the source before any)
     options: dict[str, Any]
+    publish: bool | None = None  # its output is released (resolved by _published: None means False)
 
     @property
     def label(self) -> str:
@@ -135,10 +149,10 @@ class Spec:
     steps: list[Step]
     gates: Gates
     out_dir: Path
-    files: dict[str, str]  # manifest / script / report -> file name inside out_dir
+    files: dict[str, str]  # manifest / script / report / changes -> file name (artefact_path places it)
 
     def artefact(self, what: str) -> Path:
-        return self.out_dir / self.files[what]
+        return self.out_dir / artefact_path(what, self.files[what])
 
 
 def load(path: str | Path) -> Spec:
@@ -176,6 +190,7 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
     steps = [_step(where, i, s, path.parent) for i, s in enumerate(data.get("steps", []))]
     if not steps:
         raise where.error(None, None, None, "no [[steps]]: a release runs at least one step")
+    steps = _published(where, steps)
     outs = [s.out for s in steps]
     for s in steps:
         if outs.count(s.out) > 1:
@@ -192,9 +207,26 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
               gates.get("max_risk"), gates.get("max_suppressed"), gates.get("max_nb_error_loss"), gates.get("folds", 5))
     out_dir = path.parent / outputs.get("dir", f"{path.stem}.release")
     files = {"manifest": outputs.get("manifest", "manifest.json"), "script": outputs.get("script", "release.sql"),
-             "report": outputs.get("report", "report.html")}
+             "report": outputs.get("report", "report.html"), "changes": "changes.json"}
+    paths = [artefact_path(what, name) for what, name in files.items()]
+    for what, name in files.items():
+        if what in outputs and (Path(name).name != name or name in ("", ".", "..", PRIVATE_DIR)
+                                or paths.count(artefact_path(what, name)) > 1):
+            raise where.error("outputs", None, what, f"[outputs] {what} must be a plain file name of its own, got "
+                              f"{name!r} (the script goes to {PRIVATE_DIR}/ by itself)")
     return Spec(path, sha256, release.get("name", path.stem), release.get("seed", 0), source, steps, g, out_dir,
                 files)
+
+
+def _published(where: _Where, steps: list[Step]) -> list[Step]:
+    """Steps with `publish` resolved: the steps saying publish = true, else the last step alone;
+    every other step's output is a working table."""
+    if any(s.publish for s in steps):
+        return [dataclasses.replace(s, publish=bool(s.publish)) for s in steps]
+    if steps[-1].publish is False:
+        raise where.error("steps", len(steps) - 1, "publish", "no step is published: say publish = true on the "
+                          "steps whose output is the release (default: the last step)")
+    return [dataclasses.replace(s, publish=s is steps[-1]) for s in steps]
 
 
 def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
@@ -211,7 +243,7 @@ def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
     options = {k: v for k, v in raw.items() if k not in _STEP_COMMON}
     if "key_file" in options:  # files are named relative to the spec
         options["key_file"] = str(folder / options["key_file"])
-    return Step(index + 1, kind, raw["out"], raw.get("input"), options)
+    return Step(index + 1, kind, raw["out"], raw.get("input"), options, raw.get("publish"))
 
 
 class _Where:

@@ -87,12 +87,14 @@ def run_step(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: 
         row_key = o.get("key", key)
         if row_key is None:
             raise AnonsqlError(f"step {step.number} (protect) needs key = ... (or [source] key)")
+        # qi / k: protect keeps k-anonymity over those QIs (protect's --qi / --k); passed only when given
+        keep_k: dict[str, Any] = {"qi": names(o.get("qi")) or qi, "k": o.get("k")} if "qi" in o or "k" in o else {}
         report = api.protect_table(engine, step.input, row_key, method=o.get("method", "dropp"),
                                    target=o.get("target"), rows=o.get("rows"),
                                    cells=[tuple(c) for c in o["cells"]] if isinstance(o.get("cells"), list)
                                    else o.get("cells"), attrs=o.get("attrs"), top_k=o.get("top_k"),
                                    seed=step.seed or 0, out=out, replace=replace, taxonomies=o.get("taxonomies"),
-                                   emit_sql=emit, progress=progress)
+                                   emit_sql=emit, progress=progress, **keep_k)
     elif step.kind == "nbc":
         report = api.nbc_publish(engine, step.input, cls, names(o.get("attrs")) or qi, o.get("rho"),  # type: ignore[arg-type]
                                  _prefix(step), replace=replace,

@@ -11,14 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import api, sql
-from ..catalog import Table, get_table
+from ..catalog import Table, find_table, get_table
 from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress, Report
 from ..verify import k_anonymity
+from .guarantees import reprove_published
 from .plan import PlanReport
-from .spec import Spec, names
+from .spec import ROW_KINDS, Spec, names
 from .stats import class_sizes, fingerprint, null_cells
 
 
@@ -56,19 +57,41 @@ def _side(engine: Engine, table: Table, qi: Sequence[str], sensitive: dict[str, 
 
 
 def prove_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport,
-                progress: Progress | None = None) -> Proof:
-    """Measure the gate table and its baseline and record one check per gate in `report`."""
-    g, qi = spec.gates, plan.qi
-    after_tab, base_tab = get_table(engine, plan.gate_table), get_table(engine, plan.baseline)
-    wanted = dict.fromkeys([*spec.source.sensitive, *g.l_diversity, *g.t_closeness])
-    sensitive = {after_tab.column(c).name: (g.l_diversity.get(c), g.t_closeness.get(c)) for c in wanted}
-    threshold = g.max_risk if g.max_risk is not None else RISK_THRESHOLD
-    before = _side(engine, base_tab, qi, {c: (None, None) for c in sensitive}, threshold)
+                progress: Progress | None = None) -> dict[str, Proof]:
+    """Measure the baseline (the source, unless [gates] baseline) once and every gated table (each
+    published row-level table) against it; one set of gate checks per gated table, named by it."""
+    base_tab = get_table(engine, plan.baseline)
+    before = _side(engine, base_tab, plan.qi, {base_tab.column(c).name: (None, None) for c in _sensitive(spec)},
+                   _threshold(spec))
+    proofs = {}
+    for table in plan.gate_tables:
+        found = find_table(engine, table)
+        if found is None and table in plan.working:  # `release verify` of a [gates] table that was a working one
+            report.notes.append(f"gates on {table} not proved again: a working table, dropped after the release")
+            continue
+        proofs[table] = _prove_table(engine, report, spec, plan, before, found or get_table(engine, table), progress)
+    return proofs
+
+
+def _sensitive(spec: Spec) -> list[str]:
+    """The sensitive columns measured: [source] sensitive and those the gates name."""
+    return list(dict.fromkeys([*spec.source.sensitive, *spec.gates.l_diversity, *spec.gates.t_closeness]))
+
+
+def _threshold(spec: Spec) -> float:
+    return spec.gates.max_risk if spec.gates.max_risk is not None else RISK_THRESHOLD
+
+
+def _prove_table(engine: Engine, report: Report, spec: Spec, plan: PlanReport, before: Side, after_tab: Table,
+                 progress: Progress | None) -> Proof:
+    """Every gate on one gated table, against the baseline's figures `before`."""
+    g, qi, threshold = spec.gates, plan.qi, _threshold(spec)
+    sensitive = {after_tab.column(c).name: (g.l_diversity.get(c), g.t_closeness.get(c)) for c in _sensitive(spec)}
     after = _side(engine, after_tab, qi, sensitive, threshold)
     added = {c: max(0, after.null_cells[c] - before.null_cells[c]) for c in qi}
     share = sum(added.values()) / max(1, after.rows * len(qi))
     proof = Proof(before, after, added, share)
-    tbl, cols = after_tab.expr, sql.columns(qi)
+    tbl, cols, where = after_tab.expr, sql.columns(qi), f" in {after_tab}"
     if g.k is not None:
         kr = k_anonymity(engine, after_tab, qi, g.k, show=0)
         _gate(report, proof, f"gate: {g.k}-anonymity of {after_tab}", kr.ok, "common/violations_summary",
@@ -78,48 +101,55 @@ def prove_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport,
                  t=1.0 if d.t_allowed is None else d.t_allowed)
         text = sql.readable("data/attribute_disclosure", engine.dialect, **s)
         if d.l_required is not None:
-            _gate(report, proof, f"gate: {d.l_required}-diversity of {d.column}", d.classes_below_l == 0,
+            _gate(report, proof, f"gate: {d.l_required}-diversity of {d.column}{where}", d.classes_below_l == 0,
                   "data/attribute_disclosure", f"distinct l = {d.distinct_l}; {d.classes_below_l} classes below", text)
         if d.t_allowed is not None:
-            _gate(report, proof, f"gate: {d.t_allowed:g}-closeness of {d.column}", d.classes_above_t == 0,
+            _gate(report, proof, f"gate: {d.t_allowed:g}-closeness of {d.column}{where}", d.classes_above_t == 0,
                   "data/attribute_disclosure", f"t = {d.t:.4g}; {d.classes_above_t} classes above", text)
     if g.max_risk is not None:
-        _gate(report, proof, f"gate: prosecutor risk <= {g.max_risk:g}", after.risk.max_risk <= g.max_risk,
+        _gate(report, proof, f"gate: prosecutor risk <= {g.max_risk:g}{where}", after.risk.max_risk <= g.max_risk,
               "data/reidentification_risk", f"highest 1/|E| = {after.risk.max_risk:.4g}",
               sql.readable("data/reidentification_risk", engine.dialect, tbl=tbl, qi=cols, threshold=threshold))
     if g.max_suppressed is not None:
-        _gate(report, proof, f"gate: suppressed share of QI cells <= {g.max_suppressed:g}", share <= g.max_suppressed,
-              "release/null_cells", f"{sum(added.values()):,} cells, {share:.2%}",
+        _gate(report, proof, f"gate: suppressed share of QI cells <= {g.max_suppressed:g}{where}",
+              share <= g.max_suppressed, "release/null_cells",
+              f"{sum(added.values()):,} cells, {share:.2%} (before: {before.table})",
               sql.readable("release/null_cells", engine.dialect, tbl=tbl, col=cols))
-    _errors(engine, report, spec, plan, proof, progress)
+    _errors(engine, report, spec, plan, proof, str(after_tab), progress)
     return proof
 
 
-def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof,
+def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, table: str,
             progress: Progress | None) -> None:
-    """Naive Bayes (and, with scikit-learn, tree) error trained on the gate table, tested on the
-    baseline, next to training on the baseline; the NB loss gate when asked."""
-    g = spec.gates
+    """Naive Bayes (and, with scikit-learn, tree) error trained on the gated table, tested on its
+    error baseline (the nearest recoded table upstream, or [gates] baseline), next to training on
+    that baseline; the NB loss gate when asked."""
+    g, baseline, where = spec.gates, plan.error_baselines[table], f" in {table}"
     if not plan.class_column or not plan.key:
         if g.max_nb_error_loss is not None:
-            report.check("gate: naive Bayes error loss", False, "evaluate/nb_counts",
+            report.check(f"gate: naive Bayes error loss{where}", False, "evaluate/nb_counts",
                          "the naive Bayes error gate needs [source] class and key (a row key in both tables)")
+        return
+    if find_table(engine, baseline) is None:  # `release verify`: a working table, dropped after the run
+        report.notes.append(f"classifier error of {table} not measured again: its baseline {baseline} was a working "
+                            "table, dropped after the release (the manifest keeps the figure measured then)")
         return
     chosen = ["nb"] + (["tree"] if importlib.util.find_spec("sklearn") else [])
     try:
-        ev = api.evaluate_classifiers(engine, plan.baseline, plan.gate_table, plan.qi, plan.class_column,
+        ev = api.evaluate_classifiers(engine, baseline, table, plan.qi, plan.class_column,
                                       key=plan.key, folds=g.folds, seed=spec.seed, classifiers=chosen,
                                       progress=progress)
     except AnonsqlError as exc:
         if g.max_nb_error_loss is not None:
             raise
-        report.notes.append(f"classifier error not measured: {exc}")  # only a figure of the page then
+        report.notes.append(f"classifier error of {table} not measured: {exc}")  # only a figure of the page then
         return
     proof.errors = {n: {"before": r.baseline_error, "after": r.error} for n, r in ev.classifiers.items()}
     if g.max_nb_error_loss is not None:
         loss = proof.errors["nb"]["after"] - proof.errors["nb"]["before"]
-        _gate(report, proof, f"gate: naive Bayes error loss <= {g.max_nb_error_loss:g}", loss <= g.max_nb_error_loss,
-              "evaluate/nb_counts", f"{loss:+.4f} ({g.folds}-fold cross-validation)",
+        _gate(report, proof, f"gate: naive Bayes error loss <= {g.max_nb_error_loss:g}{where}",
+              loss <= g.max_nb_error_loss, "evaluate/nb_counts",
+              f"{loss:+.4f} ({g.folds}-fold cross-validation against {baseline})",
               f"-- {g.folds}-fold stratified cross-validation (anonsql.evaluate), per fold the counts of "
               "sql/evaluate/nb_counts.sql")
 
@@ -130,23 +160,27 @@ def _gate(report: Report, proof: Proof, name: str, passed: bool, query: str, det
 
 
 def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) -> list[str]:
-    """Each step's guarantee again, on its published tables; returns notes for steps that have
-    no standalone re-check."""
+    """Each published step's guarantee again, on its published tables, and every guarantee of the
+    published row-level tables' chains (anonsql.release.guarantees); returns notes for steps that
+    cannot be re-checked."""
     notes = []
+    reprove_published(engine, report, plan)
     for step in plan.steps:
-        o, label = step.options, f"step {step.number} ({step.kind})"
-        if step.kind == "kanon":
-            found: Report = k_anonymity(engine, get_table(engine, step.outputs[0]), names(o.get("qi")) or plan.qi,
-                                        o["k"], show=0)
-        elif step.kind == "nbc":
-            found = api.nbc_verify(engine, step.input, str(o.get("class", plan.class_column)),
-                                   names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
-                                   precedence=o.get("precedence"))
+        o, label = step.options, step.label
+        if not step.publish:
+            notes.append(f"{label}: its output was a working table, dropped after the release (checked when it ran)")
+            continue
+        if step.kind == "nbc" and find_table(engine, step.input) is not None:
+            found: Report = api.nbc_verify(engine, step.input, str(o.get("class", plan.class_column)),
+                                           names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
+                                           precedence=o.get("precedence"))
         elif step.kind == "tables":
             found = api.audit_table(engine, step.outputs[0])
+        elif step.kind in ROW_KINDS:
+            continue  # re-proved above, with the guarantees of its chain
         else:
-            notes.append(f"{label}: no standalone re-check (its job verified it when it ran; the fingerprint "
-                         "shows the table is unchanged since)")
+            notes.append(f"{label}: no standalone re-check (its input {step.input} was a working table, dropped after "
+                         "the release; the fingerprint shows the views are unchanged since)")
             continue
         for c in found.checks:
             report.check(f"{label}: {c.name}", c.passed, c.query, c.detail)

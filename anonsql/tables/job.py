@@ -91,6 +91,9 @@ class TablesReport(Report):
 class AuditReport(Report):
     """The attack on a published table: is any primary (u) cell pinned?"""
 
+    #: A pinned cell's bounds are its original value: never in a public artefact (Report.public_dict).
+    PRIVATE = ("pinned",)
+
     dims: list[str]
     cells: int
     primary_cells: int
