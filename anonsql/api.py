@@ -395,7 +395,10 @@ def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
                   "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
                              None],
                   "publish": [Parsed(lazy_parser(".tables", "parse_cells"), label="--publish", bad=["region"]), list,
-                              tuple, None]})
+                              tuple, None],
+                  "structural_zeros": [Parsed(lazy_parser(".tables", "parse_cells", "--structural-zeros"),
+                                              label="--structural-zeros", bad=["region"]), list, tuple, None],
+                  "allow_empty_secondaries": bool})
 def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
                tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
                measure: str | None = None, contributor: str | None = None, min_count: int = 3,
@@ -404,7 +407,8 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                hierarchy: Mapping[str, str] | str | None = None,
                publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
                bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
-               progress: Callable[[str], None] | None = None) -> TablesReport:
+               progress: Callable[[str], None] | None = None, allow_empty_secondaries: bool = False,
+               structural_zeros: str | Sequence[Mapping[str, str]] | None = None) -> TablesReport:
     """Publish a safe aggregate table of `table`: counts (or sums of `measure`) by `dims` with their
     margins (`cube`, `rollup` or `none`), or the linked `tables` ('a*b,c*b') protected together.
     `hierarchy` ('dim=taxonomy,...') gives a dimension the totals of a stored taxonomy: every
@@ -415,11 +419,13 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     enough secondary cells that the attacker's LP recomputes none of them (interval width > 0,
     or +-`protection` percent of the value). The cells of `publish` ('d=v,e=w; d=v', a dimension
     left out is its total) are forced: always published (status z), never a secondary; if a
-    primary cannot be protected without them, an error. Writes `out` (default <table>_tables: labels,
-    grouping_id, level, value NULL when suppressed, status s/u/x/z, the bounds with `bounds`) and the
-    private <out>_audit (true values, reasons), checked by SQL recounts and an LP built from the
-    published table alone, in one transaction. `emit_sql` also writes the run as a script;
-    `execute=False` only writes it.
+    primary cannot be protected without them, an error. `structural_zeros` (the same syntax) are
+    cells known to be empty: published as 0, never hidden. An empty cell is never a secondary
+    unless `allow_empty_secondaries`. Writes `out` (default <table>_tables: labels, grouping_id,
+    level, value NULL when suppressed, status 'published' or 'suppressed', the bounds with
+    `bounds`) and the private <out>_private_audit (true values, statuses, reasons), checked by SQL
+    recounts and an LP built from the published table alone, in one transaction. `emit_sql` also
+    writes the run as a script; `execute=False` only writes it.
     """
     from .tables import entry as _tables_entry  # before connecting: without the `tables` extra, one error line first
 
@@ -428,14 +434,17 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                                         contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
                                         dominance=dominance, p_percent=p_percent, protection=protection,
                                         hierarchy=hierarchy, publish=publish, out=out, replace=replace, bounds=bounds,
-                                        emit_sql=emit_sql, execute=execute, progress=progress)
+                                        emit_sql=emit_sql, execute=execute, progress=progress,
+                                        allow_empty_secondaries=allow_empty_secondaries,
+                                        structural_zeros=structural_zeros)
 
 
 @validate_params({"hierarchy": HIERARCHY})
 def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
     """Re-run the attacker's LP on a table published by `safe_table`, from its rows alone (and the
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`
-    says no primary (u) cell can be recomputed exactly."""
+    says no primary cell (by <published>_private_audit when it exists, else every suppressed
+    cell) can be recomputed exactly."""
     from .tables import job as _tables_job
     from .tables import parse_assignment
 

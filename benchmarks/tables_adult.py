@@ -4,7 +4,9 @@
 
 Prints JSON, per engine: for Adult, education x occupation x race with all margins and
 minimum count 4, the baseline of the same run -- primary suppression alone, how many primary
-cells the attacker's LP pins (the issue measured 155 of 345) -- next to the protected table:
+cells the attacker's LP pins (the issue measured 155 of 345), and how many it exposes (pinned,
+inside [1, n-1] over whole numbers, or short of a rule's protection level; issue 30) -- next to
+the protected table:
 secondary cells (exact stage, LP stage), suppressed share, seconds per stage and for the whole
 job (target <= 10 s, 0 pinned: the job's own independent attack must pass). Then a 2-D table
 (316 x 316) and a 3-D table (46 x 46 x 46) of ~10^5 cells with margins, 1 % of the inner cells
@@ -57,6 +59,7 @@ def run_job(db: str, table: str, dims: list[str], min_count: int, out: str) -> d
     total = time.perf_counter() - start
     return {"ok": r.ok, "cells": r.cells, "statuses": r.statuses, "primary_cells": r.statuses["u"],
             "pinned_with_primary_suppression_alone": r.pinned_primary_only,
+            "exposed_with_primary_suppression_alone": r.exposed_primary_only, "reasons": r.reasons,
             "secondary_cells": r.statuses["x"], "secondary_exact_stage": r.linear_secondaries,
             "pinned_after_exact_stage": r.pinned_after_linear, "secondary_lp_stage": r.lp_secondaries,
             "suppressed_share_of_cells": round(r.suppressed_share, 4),

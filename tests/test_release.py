@@ -53,7 +53,7 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert [s.kind for s in plan.steps] == ["bin", "kanon", "nbc", "tables"]
     assert plan.gate_tables == ["adult_k10"] and plan.baseline == "adult" and not plan.existing_outputs
     assert plan.error_baselines == {"adult_k10": "adult_binned"}  # the classifiers compare within the binned domain
-    assert plan.working == ["adult_binned"] and plan.private == ["adult_sex_race_audit"]
+    assert plan.working == ["adult_binned"] and plan.private == ["adult_sex_race_private_audit"]
     assert find_table(engine, "adult_k10") is None  # plan changes nothing
 
     report = anonsql.release_run(spec, engine)
@@ -64,7 +64,7 @@ def test_example_release_plan_run_verify(engine, db, tmp_path, capsys):
     assert manifest["anonsql"] == anonsql.__version__ and len(manifest["spec"]["sha256"]) == 64
     assert all(g["passed"] and g["query"].startswith("sql/") and g["sql"] for g in manifest["gates"])
     assert set(manifest["outputs"]) == {"adult_k10", "adult_nbc_class", "adult_nbc_attr",
-                                        "adult_sex_race", "adult_sex_race_audit"}
+                                        "adult_sex_race", "adult_sex_race_private_audit"}
     assert find_table(engine, "adult_binned") is None  # the working table was dropped
     assert manifest["figures"]["after"]["class_sizes"][0][0] >= 10
     script = (out / "private" / "release.sql").read_text()

@@ -144,15 +144,17 @@ def test_report_lists_published_tables_apart_from_private_ones(engine, visits, t
     report = anonsql.release_run(_spec(tmp_path), engine)
     manifest = json.loads((_out(tmp_path) / "manifest.json").read_text())
     assert manifest["published"] == ["visits_k3", "visits_safe", "visits_counts"]
-    assert manifest["private"] == {"tables": ["visits_safe_changes", "visits_counts_audit"], "folder": "private/"}
+    assert manifest["private"] == {"tables": ["visits_safe_changes", "visits_counts_private_audit"],
+                                   "folder": "private/"}
     page = (_out(tmp_path) / "report.html").read_text()
     published = page[page.index("<h2>What was published</h2>"):page.index("Private tables: never publish")]
     assert "visits_safe<" in published and "visits_safe_changes" not in published
-    assert "visits_counts_audit" not in published and "visits_counts_audit" in page
+    assert "visits_counts_private_audit" not in published and "visits_counts_private_audit" in page
     assert "except the <code>private/</code> subfolder" in page
     summary = report.summary()
     assert "published visits_k3, visits_safe, visits_counts" in summary.splitlines()[0]
-    assert "PRIVATE tables (original values; never publish): visits_safe_changes, visits_counts_audit" in summary
+    assert ("PRIVATE tables (original values; never publish): visits_safe_changes, visits_counts_private_audit"
+            in summary)
     assert f"PRIVATE: {_out(tmp_path) / 'private'}/" in summary
 
 

@@ -892,7 +892,7 @@ def test_safe_table_same_as_duckdb(both):
     pytest.importorskip("highspy")
     same_output(both, lambda e: api.safe_table(e, "people", ["Age", "zip code"], out="people_safe", replace=True),
                 "people_safe")
-    same_output_table(both, "people_safe_audit")
+    same_output_table(both, "people_safe_private_audit")
     same(api.audit_table(e, "people_safe") for e in both)
 
 
@@ -902,7 +902,7 @@ def test_safe_table_failed_verification_leaves_the_old_tables_on_spark(both, mon
 
     _, spark = both
     api.safe_table(spark, "people", ["Age", "zip code"], out="people_st", replace=True)
-    before = (table_rows(spark, "people_st"), table_rows(spark, "people_st_audit"))
+    before = (table_rows(spark, "people_st"), table_rows(spark, "people_st_private_audit"))
     real = tables_verify.published
 
     def broken(engine, report, *args):
@@ -913,7 +913,7 @@ def test_safe_table_failed_verification_leaves_the_old_tables_on_spark(both, mon
     monkeypatch.setattr(tables_verify, "published", broken)
     with pytest.raises(VerificationError, match="injected failure"):
         api.safe_table(spark, "people", ["Age", "zip code"], out="people_st", replace=True, min_count=5)
-    assert (table_rows(spark, "people_st"), table_rows(spark, "people_st_audit")) == before
+    assert (table_rows(spark, "people_st"), table_rows(spark, "people_st_private_audit")) == before
     assert [n for n in _tables(spark) if "__anonsql_" in n] == []
 
 

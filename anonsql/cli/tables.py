@@ -52,8 +52,12 @@ class _CommandGroup(Command, Group):
 @click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="totals along stored taxonomies ('anonsql taxonomy "
               "load'): every inner node of the taxonomy, the root included, is the total of its leaves")
 @click.option("--publish", "publish", metavar="CELLS", multiple=True, help="cells that must be published (status "
-              "z, never a secondary), e.g. 'region=Europe,sector=a; sector=b' (a dimension left out: its total); "
-              "repeatable")
+              "z in the private audit, never a secondary), e.g. 'region=Europe,sector=a; sector=b' (a dimension "
+              "left out: its total); repeatable")
+@click.option("--structural-zeros", "zeros", metavar="CELLS", multiple=True, help="cells known to be empty (e.g. "
+              "'sex=male,status=pregnant'; the --publish syntax): published as 0, never hidden; repeatable")
+@click.option("--allow-empty-secondaries", is_flag=True, help="an empty cell may be a secondary (default: never; "
+              "the attacker then knows every hidden cell holds a row)")
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
@@ -62,7 +66,8 @@ class _CommandGroup(Command, Group):
 def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool, dims: str | None, linked: str | None,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
-           hierarchy: str | None, publish: tuple[str, ...], bounds: bool, out: str | None, replace: bool,
+           hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
+           bounds: bool, out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
 
@@ -70,12 +75,15 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     suppress every cell a primary rule flags (too few rows; with --sum and --contributor the
     (n,k)-dominance and p% rules) plus the fewest, smallest further cells so that nobody can
     recompute a suppressed cell from the published ones: exact elimination over the totals,
-    then the attacker's LP (min and max of each cell) must leave every primary an interval.
-    With --hierarchy a dimension's totals follow a stored taxonomy (each node the sum of its
-    leaves). Writes <out>(dimension labels, 'Total' in margins or the taxonomy node's label,
-    grouping_id, level, value NULL when suppressed, status s safe / u primary / x secondary /
-    z forced) and the PRIVATE <out>_audit (true values, reasons), re-checked in the same
-    transaction by SQL recounts and an LP built from the published table alone.
+    then the attacker's LP (min and max of each cell) must leave every primary its protection:
+    an interval, the rules' standard upper protection levels (p%, dominance), and for counts
+    whole-number bounds not inside [1, min-count - 1]. An empty cell is never a secondary
+    (unless --allow-empty-secondaries). With --hierarchy a dimension's totals follow a stored
+    taxonomy (each node the sum of its leaves). Writes <out>(dimension labels, 'Total' in
+    margins or the taxonomy node's label, grouping_id, level, value NULL when suppressed, status
+    'published' or 'suppressed', alike for every hidden cell) and the PRIVATE <out>_private_audit
+    (true values, statuses s safe / u primary / x secondary / z forced, reasons), re-checked in
+    the same transaction by SQL recounts and an LP built from the published table alone.
     """
     if ctx.invoked_subcommand is not None:
         return None
@@ -84,7 +92,8 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     result = api.safe_table(db, table, dims, tables=linked, margins="cube" if cube else margins, measure=measure,
                             contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
-                            publish="; ".join(publish) or None, out=out, replace=replace, bounds=bounds,
+                            publish="; ".join(publish) or None, structural_zeros="; ".join(zeros) or None,
+                            allow_empty_secondaries=allow_empty_secondaries, out=out, replace=replace, bounds=bounds,
                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
@@ -98,9 +107,10 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 def audit(db: str, as_json: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
     """Re-run the attacker's LP on a published table; exit 1 if a primary cell is pinned.
 
-    Rebuilds the attack from the published rows alone (labels, grouping ids, values, statuses)
-    and the taxonomies of --hierarchy: unknown cells >= 0, every published total an equation;
-    prints each primary (u) cell's interval width and lists the cells it recomputes exactly.
+    Rebuilds the attack from the published rows alone (labels, grouping ids, values) and the
+    taxonomies of --hierarchy: unknown cells >= 0, every published total an equation; the
+    primaries are read from <published>_private_audit when it exists, else every suppressed
+    cell is checked; prints the smallest interval width and lists the cells it recomputes exactly.
     """
     return options.finish(api.audit_table(db, published, hierarchy), as_json, report_file, check=True)
 

@@ -53,7 +53,7 @@ class ReleaseReport(Report):
 
     @property
     def private(self) -> list[str]:
-        """Tables kept in the database with ORIGINAL values (protect's _changes, tables' _audit)."""
+        """Tables kept in the database with ORIGINAL values (protect's _changes, tables' _private_audit)."""
         return self.plan.private
 
     def lines(self) -> list[str]:

@@ -29,7 +29,8 @@ class PlannedStep:
 
     @property
     def private(self) -> list[str]:
-        """Tables holding ORIGINAL values (protect's <out>_changes, tables' <out>_audit): kept, never published."""
+        """Tables holding ORIGINAL values (protect's <out>_changes, tables' <out>_private_audit): kept, never
+        published."""
         suffix = PRIVATE_TABLES.get(self.kind)
         return [self.outputs[0] + suffix] if suffix else []
 
@@ -58,7 +59,7 @@ class PlanReport(Report):
     gates: dict[str, Any]
     published: list[str] = field(default_factory=list)  # the release: main outputs of the steps with publish = true
     working: list[str] = field(default_factory=list)  # every other step's main outputs, dropped after the gates
-    private: list[str] = field(default_factory=list)  # kept with ORIGINAL values: protect's _changes, tables' _audit
+    private: list[str] = field(default_factory=list)  # ORIGINAL values: protect's _changes, tables' _private_audit
     existing_outputs: list[str] = field(default_factory=list)
     artefacts: dict[str, str] = field(default_factory=dict)
 

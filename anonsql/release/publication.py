@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def split(plan: PlanReport) -> tuple[list[str], list[str]]:
     """(published, private) tables in step order, as the plan declared them (`publish`): protect's
-    `<out>_changes` and tables' `<out>_audit` hold original values and are private; working tables
+    `<out>_changes` and tables' `<out>_private_audit` hold original values and are private; working tables
     (outputs of steps not published) are dropped by the run and are neither."""
     return list(plan.published), list(plan.private)
 

@@ -24,7 +24,7 @@ KINDS = ("drop", "bin", "kanon", "protect", "nbc", "tables")
 #: Kinds whose output is a row-level table that later steps read by default.
 ROW_KINDS = ("drop", "bin", "kanon", "protect")
 #: The private table a kind writes beside its output (`<out><suffix>`): original values, never published.
-PRIVATE_TABLES = {"protect": "_changes", "tables": "_audit"}
+PRIVATE_TABLES = {"protect": "_changes", "tables": "_private_audit"}
 
 
 def _is_names(v: Any) -> bool:

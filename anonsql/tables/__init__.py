@@ -16,4 +16,4 @@ __all__ = ["MARGINS", "AuditReport", "Grid", "Outcome", "Protection", "Rules", "
            "parse_assignment", "parse_cells", "parse_tables", "protect"]
 
 # the rest loads on first use (scipy with it: `sparse`), so the CLI's choices cost nothing
-__getattr__ = exports(__name__, [".cells", ".job", ".rules", ".spec", ".suppress"], __all__[1:])
+__getattr__ = exports(__name__, [".cells", ".job", ".protection", ".rules", ".spec", ".suppress"], __all__[1:])

@@ -1,7 +1,9 @@
 """The attacker's LP: how tightly do the published cells bound a suppressed one?
 
-Unknowns are the finest cells not published (x >= 0); every published total gives one
-equation, its value minus its published members. The bounds of a cell are the minimum and
+Unknowns are the finest cells not published (x >= 0; a hidden cell of the table >= `floor`,
+what the attacker knows from the policy: see protection.Protection); every published total
+gives one equation, its value minus its published members, every hidden total one inequality
+(>= `floor`). The bounds of a cell are the minimum and
 maximum of its unknown members' sum (plus its published members). One persistent HiGHS model
 serves the whole run: suppressing a cell frees its row (and, for a finest cell, adds its
 column), and only the objective changes between solves, so each solve starts warm. The rows
@@ -50,21 +52,36 @@ def new_model(hs: Any) -> Any:
     return h
 
 
+def whole_numbers(h: Any, hs: Any, on: bool) -> None:
+    """Make every column of HiGHS model `h` integer (`on`: a MILP, solved with presolve) or
+    continuous again (the warm-started LP, without presolve)."""
+    n = h.getNumCol()
+    kind = hs.HighsVarType.kInteger if on else hs.HighsVarType.kContinuous
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32), np.full(n, kind))
+    h.setOptionValue("presolve", "on" if on else "off")
+
+
 @dataclass
 class Bounds:
-    """The attacker's interval of one cell and the published totals (non-zero duals) behind each end."""
+    """The attacker's interval of one cell and the published totals (non-zero duals) behind each end;
+    `fractional`: whether the LP's optimum at each end is not whole (only then can the whole
+    numbers' end lie inside it); `lp`: the LP's interval when the ends are the whole numbers'."""
 
     lower: float
     upper: float
     pin_lower: np.ndarray
     pin_upper: np.ndarray
+    fractional: tuple[bool, bool] = (False, False)
+    lp: tuple[float, float] | None = None
 
 
 class Attacker:
     """The attacker's LP over a table whose `suppressed` cells are hidden (see module docstring)."""
 
-    def __init__(self, members: sp.csr_matrix, finest_cell: np.ndarray, value: np.ndarray, suppressed: np.ndarray):
+    def __init__(self, members: sp.csr_matrix, finest_cell: np.ndarray, value: np.ndarray, suppressed: np.ndarray,
+                 floor: float = 0.0):
         self._hs = load_highs()
+        self.floor = floor
         self.members = members
         self.holders = members.T.tocsr()  # finest cell -> cells containing it
         self.finest_cell = finest_cell
@@ -88,15 +105,22 @@ class Attacker:
         a = members[rows][:, np.flatnonzero(free)].tocsc()
         lp.num_col_, lp.num_row_ = a.shape[1], a.shape[0]
         lp.col_cost_ = np.zeros(a.shape[1])
-        lp.col_lower_, lp.col_upper_ = np.zeros(a.shape[1]), np.full(a.shape[1], inf)
+        lp.col_lower_ = np.where(finest_cell[free] >= 0, floor, 0.0)
+        lp.col_upper_ = np.full(a.shape[1], inf)
         hidden = self.suppressed[rows]
-        lp.row_lower_ = np.where(hidden, -inf, self.rhs[rows])
+        lp.row_lower_ = np.where(hidden, self._hidden_lower(rows), self.rhs[rows])
         lp.row_upper_ = np.where(hidden, inf, self.rhs[rows])
         lp.a_matrix_.format_ = self._hs.MatrixFormat.kColwise
         lp.a_matrix_.start_, lp.a_matrix_.index_ = a.indptr, a.indices
         lp.a_matrix_.value_ = np.ones(a.nnz)
         self.h.passModel(lp)
         self._objective = np.zeros(0, np.int64)
+
+    def _hidden_lower(self, cells: np.ndarray | int) -> Any:
+        """The lower end of a hidden total's row: >= floor, less its published members (-inf without a floor)."""
+        if not self.floor:
+            return np.full(np.shape(cells), -self._hs.kHighsInf) if np.ndim(cells) else -self._hs.kHighsInf
+        return self.floor - (self.value[cells] - self.rhs[cells])
 
     def _free(self) -> np.ndarray:
         """Finest cells the attacker does not see: not a cell of their own, or a suppressed one."""
@@ -107,8 +131,8 @@ class Attacker:
         """Hide one more cell: its equation goes; a finest cell becomes an unknown."""
         inf = self._hs.kHighsInf
         self.suppressed[cell] = True
-        if self.row_of[cell] >= 0:
-            self.h.changeRowBounds(int(self.row_of[cell]), -inf, inf)
+        if self.row_of[cell] >= 0 and not self.inner[cell]:
+            self.h.changeRowBounds(int(self.row_of[cell]), self._hidden_lower(cell), inf)
         if not self.inner[cell]:
             return
         finest = int(self.members.indices[self.members.indptr[cell]])
@@ -121,13 +145,14 @@ class Attacker:
             if self.row_of[c] < 0:
                 self.row_of[c] = len(self.cell_of_row)
                 self.cell_of_row.append(int(c))
-                self.h.addRow(-inf if hidden else self.rhs[c], inf if hidden else self.rhs[c], 0,
+                self.h.addRow(self._hidden_lower(c) if hidden else self.rhs[c], inf if hidden else self.rhs[c], 0,
                               np.zeros(0, np.int32), np.zeros(0))
-            elif not hidden:
-                self.h.changeRowBounds(int(self.row_of[c]), self.rhs[c], self.rhs[c])
+            else:
+                self.h.changeRowBounds(int(self.row_of[c]), self._hidden_lower(c) if hidden else self.rhs[c],
+                                       inf if hidden else self.rhs[c])
         rows = self.row_of[holders].astype(np.int32)
         self.col_of[finest] = self.h.getNumCol()
-        self.h.addCol(0.0, 0.0, inf, len(rows), rows, np.ones(len(rows)))
+        self.h.addCol(0.0, self.floor, inf, len(rows), rows, np.ones(len(rows)))
 
     def bounds(self, cell: int) -> Bounds:
         """The attacker's min and max of `cell` given everything published."""
@@ -146,12 +171,38 @@ class Attacker:
             self.h.run()
             status = self.h.getModelStatus()
             if status in (self._hs.HighsModelStatus.kUnbounded, self._hs.HighsModelStatus.kUnboundedOrInfeasible):
-                ends.append((np.inf, np.zeros(0, np.int64)))
+                ends.append((np.inf, np.zeros(0, np.int64), False))
                 continue
             if status != self._hs.HighsModelStatus.kOptimal:
                 raise AnonsqlError(f"the attacker's LP failed: {self.h.modelStatusToString(status)}")
-            duals = np.asarray(self.h.getSolution().row_dual)
+            solution = self.h.getSolution()
+            duals = np.asarray(solution.row_dual)
             pinning = np.asarray(self.cell_of_row, np.int64)[np.abs(duals) > 1e-9]
             pinning = pinning[~self.suppressed[pinning]]
-            ends.append((known + self.h.getInfo().objective_function_value, pinning))
-        return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1])
+            x = np.asarray(solution.col_value)
+            ends.append((known + self.h.getInfo().objective_function_value, pinning,
+                         bool((np.abs(x - np.round(x)) > 1e-6).any())))
+        return Bounds(ends[0][0], ends[1][0], ends[0][1], ends[1][1], (ends[0][2], ends[1][2]))
+
+    def whole(self, cell: int, b: Bounds, ends: tuple[bool, bool] = (True, True)) -> Bounds:
+        """The interval over whole numbers (counts): each end of `ends` the LP found at a fractional
+        optimum is solved again as a MILP (HiGHS branch and bound; a whole optimum is already the
+        integer end). The LP's ends stay in `lp`, its certificates in the pins: a repair breaks those."""
+        todo = (b.fractional[0] and ends[0], b.fractional[1] and ends[1])
+        if not any(todo):
+            return Bounds(b.lower, b.upper, b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))
+        whole_numbers(self.h, self._hs, True)
+        found = [b.lower, b.upper]
+        try:
+            for k, sense in enumerate((self._hs.ObjSense.kMinimize, self._hs.ObjSense.kMaximize)):
+                if not todo[k]:
+                    continue
+                self.h.changeObjectiveSense(sense)
+                self.h.run()
+                status = self.h.getModelStatus()
+                if status != self._hs.HighsModelStatus.kOptimal:
+                    raise AnonsqlError(f"the attacker's integer program failed: {self.h.modelStatusToString(status)}")
+                found[k] = float(self.value[cell] - self.rhs[cell]) + self.h.getInfo().objective_function_value
+        finally:
+            whole_numbers(self.h, self._hs, False)
+        return Bounds(found[0], found[1], b.pin_lower, b.pin_upper, b.fractional, (b.lower, b.upper))

@@ -26,7 +26,8 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
                hierarchy: Mapping[str, str] | str | None = None,
                publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
                bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
-               progress: Progress | None = None, script: bool = False) -> TablesReport:
+               progress: Progress | None = None, script: bool = False, allow_empty_secondaries: bool = False,
+               structural_zeros: str | Sequence[Mapping[str, str]] | None = None) -> TablesReport:
     """See anonsql.api.safe_table; `script` builds the reviewable script (report.script) without
     writing it anywhere (`emit_sql` builds and writes it)."""
     validate.choice("margins", margins, MARGINS)
@@ -38,6 +39,8 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     validate.dry_run(execute, emit_sql)
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
     forced = parse_cells(publish) if isinstance(publish, str) else [dict(c) for c in publish or []]
+    zeros = parse_cells(structural_zeros, "--structural-zeros") if isinstance(structural_zeros, str) else \
+        [dict(c) for c in structural_zeros or []]
     if (dims is None or not validate.names(dims)) == (tables is None):
         raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
     groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
@@ -56,10 +59,11 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     trees = {tab.column(d).name: t for d, t in trees.items()}
     if not set(trees) <= set(names):
         raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
-    forced = [{tab.column(d).name: v for d, v in c.items()} for c in forced]
+    forced, zeros = ([{tab.column(d).name: v for d, v in c.items()} for c in cells] for cells in (forced, zeros))
     engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
-                Rules(min_count, zero_unsafe, dom, p_percent), Protection(level), trees, forced)
+                Rules(min_count, zero_unsafe, dom, p_percent),
+                Protection(level, allow_empty=bool(allow_empty_secondaries)), trees, forced, zeros)
     return run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql, execute=execute,
                progress=progress, script=script)
 

@@ -21,11 +21,15 @@ from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from . import verify
 from .cells import TOTAL, Grid
+from .protection import Protection
 from .rewrite import PUBLISHED, check_names, publication
-from .rules import primary
+from .rules import primary, upper_levels
 from .spec import Spec
 from .stats import gather
 from .suppress import protect
+
+#: The private audit's name: the published table's, then this (private by name, as the project's rule asks).
+PRIVATE_AUDIT = "_private_audit"
 
 
 @dataclass(kw_only=True)
@@ -44,14 +48,19 @@ class TablesReport(Report):
     dominance: tuple[int, float] | None
     p_percent: float | None
     protection: float  # percent of the cell value each side (0: width > 0)
+    allow_empty_secondaries: bool = False
+    structural_zeros: int = 0
     cells: int = 0
     statuses: dict[str, int] = field(default_factory=dict)  # s safe, u primary, x secondary, z forced
+    reasons: dict[str, int] = field(default_factory=dict)  # hidden and forced cells by reason (private audit's)
     suppressed_share: float = 0.0  # hidden cells / cells
     suppressed_value_share: float = 0.0  # value of hidden cells / value of all cells
     pinned_primary_only: int = 0  # primaries the attacker recomputes exactly when only they are hidden
+    exposed_primary_only: int = 0  # ... or bounds short of their protection (whole numbers for counts)
     linear_secondaries: int = 0
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
+    integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
 
@@ -69,9 +78,12 @@ class TablesReport(Report):
             f"secondary (x) {s.get('x', 0):,}, forced (z) {s.get('z', 0):,}; suppressed "
             f"{self.suppressed_share:.1%} of the cells, "
             f"{self.suppressed_value_share:.1%} of the value",
-            f"  primaries pinned with primary suppression alone {self.pinned_primary_only:,}; secondaries "
+            f"  reasons: {', '.join(f'{k} {v:,}' for k, v in self.reasons.items()) or 'none'}",
+            f"  primaries pinned with primary suppression alone {self.pinned_primary_only:,} (exposed "
+            f"{self.exposed_primary_only:,}); secondaries "
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
-            f"secondaries from the attacker's LP {self.lp_secondaries:,}{width}",
+            f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
+            f"{self.integer_exposed:,}){width}",
         ]
 
 
@@ -85,12 +97,13 @@ class AuditReport(Report):
     dims: list[str]
     cells: int
     primary_cells: int
+    primaries_from: str = ""  # the private audit the primaries were read from, or every suppressed cell
     pinned: list[dict] = field(default_factory=list)
     smallest_width: float | None = None
 
     def lines(self) -> list[str]:
         out = [f"{self.table}: {self.cells:,} cells over {', '.join(self.dims)}; the attacker's LP pins "
-               f"{len(self.pinned):,} of {self.primary_cells:,} primary cells"
+               f"{len(self.pinned):,} of {self.primary_cells:,} primary cells ({self.primaries_from})"
                + ("" if self.smallest_width is None else f" (smallest interval {self.smallest_width:g})")]
         out += [f"  pinned: {p['labels']} = {p['lower']:g}" for p in self.pinned[:10]]
         return out
@@ -103,7 +116,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     say = progress or silent
     check_names(spec.dims)
     target, replaced = output_table(engine, source, out, f"{source.name}_tables", replace)
-    audit = sql.TableName(f"{target.name}_audit", target.schema)
+    audit = sql.TableName(f"{target.name}{PRIVATE_AUDIT}", target.schema)
     old_audit = find_table(engine, audit)
     if old_audit is not None and not replace:
         raise AnonsqlError(f"audit table {old_audit} already exists (use --replace to overwrite it)")
@@ -116,33 +129,45 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
                           tables=spec.names, margins=spec.margins, hierarchy=dict(spec.hierarchy), measure=spec.measure,
                           contributor=spec.contributor, min_count=r.min_count, zero_unsafe=r.zero_unsafe,
                           dominance=r.dominance, p_percent=r.p_percent, protection=spec.protection.level,
-                          emitted_sql=emit_sql)
+                          allow_empty_secondaries=spec.protection.allow_empty, emitted_sql=emit_sql)
     with report.timed("statistics"):
         grid, labels = gather(engine, source, spec)
     say(f"statistics: {len(grid.codes):,} cells ({report.seconds['statistics']:.2f} s)")
     with report.timed("primary"):
         reasons = primary(grid, spec.rules)
+        levels = upper_levels(grid, spec.rules)
+    protection = policy(spec)
 
     def label(c: int) -> str:
         return ", ".join(f"{d}={labels[j][k]}" for j, (d, k) in enumerate(zip(spec.dims, grid.codes[c])))
 
+    zeros = _cells(spec.zeros, "--structural-zeros", spec, grid, labels)
+    full = [label(c) for c in zeros if grid.freq[c] > 0]
+    if full:
+        raise AnonsqlError(f"--structural-zeros: {full[0]} is not empty in {source}")
+    report.structural_zeros = len(zeros)
     with report.timed("secondary"):
         cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
-        outcome = protect(grid, reasons, spec.protection, cube=cube, forced=_forced(spec, grid, labels),
-                          bounds_all=bounds, label=label, progress=say)
+        outcome = protect(grid, reasons, protection, cube=cube, forced=_cells(spec.forced, "--publish", spec, grid,
+                                                                             labels),
+                          zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say)
     report.seconds.update({f"secondary: {k}": v for k, v in outcome.seconds.items()})
     hidden = (outcome.status == "u") | (outcome.status == "x")
     report.cells = len(grid.codes)
     report.statuses = {s: int((outcome.status == s).sum()) for s in "suxz"}
+    why = [_reason(str(st), reasons[c], outcome.reason[c]) for c, st in enumerate(outcome.status)]
+    report.reasons = {k: why.count(k) for k in dict.fromkeys(sorted(set(why) - {"safe"}))}
     report.suppressed_share = float(hidden.mean()) if len(hidden) else 0.0
     total = float(grid.value.sum())
     report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
+    report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
     say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
         f"({report.seconds['secondary']:.2f} s)")
 
-    pub = publication(grid, labels, outcome, spec.dims, target.expr, audit.expr, bounds=bounds)
+    pub = publication(grid, labels, outcome, why, spec.dims, target.expr, audit.expr, bounds=bounds,
+                      integer=protection.integer)
     replaced_tables = [t.expr for t in (replaced, old_audit) if t is not None]
     if emit_sql or script:
         report.script = pub.script(engine.dialect, _title(report), replaced_tables,
@@ -162,21 +187,44 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
         with report.timed("verify"):
             written = get_table(engine, staged)
             truth = verify.published(engine, report, source, written, spec)
-            result = verify.attack(engine, written, spec.dims, spec.hierarchy)
-            report.smallest_width = verify.protection(report, result, truth, spec.protection.level)
+            keys = {c: (tuple(labels[j][k] for j, k in enumerate(grid.codes[c])), int(grid.grouping_id[c]))
+                    for c in np.flatnonzero(outcome.status == "u")}
+            result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor,
+                                   protection.integer)
+            report.smallest_width = verify.protection(report, result, truth, protection,
+                                                      {key: float(levels[c]) for c, key in keys.items()})
         if not report.ok:
             raise VerificationError(report.checks)
     say(f"verify: values recounted, rules hold, no primary pinned ({report.seconds['verify']:.2f} s)")
     return report
 
 
-def _forced(spec: Spec, grid: Grid, labels: list[list[Any]]) -> list[int]:
-    """The cells named by --publish (a dimension left out, or labelled as its total, sums it)."""
+def policy(spec: Spec) -> Protection:
+    """The protection of a run with what its policy tells the attacker: a frequency table's counts
+    are whole numbers, exposed inside [1, n-1] under the minimum count n, and when empty cells
+    are published (not --zero-unsafe) and never secondaries, every hidden cell holds a row."""
+    counts = spec.measure is None
+    floor = 1.0 if counts and not spec.rules.zero_unsafe and not spec.protection.allow_empty else 0.0
+    return dataclasses.replace(spec.protection, small=spec.rules.min_count if counts else 0, integer=counts,
+                               floor=floor)
+
+
+def _reason(status: str, rule: tuple[str, str] | None, detail: str) -> str:
+    """A cell's reason in the private audit: the rule a primary fails, or what its status says."""
+    if status == "u":
+        return rule[0] if rule else "primary"
+    if status == "z":
+        return "structural zero" if detail.startswith("structural zero") else "forced"
+    return {"x": "secondary", "s": "safe"}[status]
+
+
+def _cells(cells: list[dict[str, str]], option: str, spec: Spec, grid: Grid, labels: list[list[Any]]) -> list[int]:
+    """The cells named by `option` (a dimension left out, or labelled as its total, sums it)."""
     out = []
-    for cell in spec.forced:
+    for cell in cells:
         unknown = sorted(set(cell) - set(spec.dims))
         if unknown:
-            raise AnonsqlError(f"--publish names {', '.join(unknown)}, not a dimension of the table "
+            raise AnonsqlError(f"{option} names {', '.join(unknown)}, not a dimension of the table "
                                f"({', '.join(spec.dims)})")
         codes = []
         for j, d in enumerate(spec.dims):
@@ -184,11 +232,11 @@ def _forced(spec: Spec, grid: Grid, labels: list[list[Any]]) -> list[int]:
             text = cell.get(d, names[-1])
             text = names[-1] if text == "Total" and text not in names else text  # a taxonomy's root
             if text not in names:
-                raise AnonsqlError(f"--publish: {d}={text!r} is not a label of dimension {d}")
+                raise AnonsqlError(f"{option}: {d}={text!r} is not a label of dimension {d}")
             codes.append(TOTAL if text == names[-1] else names.index(text))
         at = int(grid.index(np.array([codes]))[0])
         if at < 0:
-            raise AnonsqlError(f"--publish: {cell} is not a cell of the published table (its margins are "
+            raise AnonsqlError(f"{option}: {cell} is not a cell of the published table (its margins are "
                                f"{spec.margins})")
         out.append(at)
     return out
@@ -196,18 +244,26 @@ def _forced(spec: Spec, grid: Grid, labels: list[list[Any]]) -> list[int]:
 
 def audit(engine: Engine, published: Table, hierarchy: Mapping[str, str] | None = None) -> AuditReport:
     """Re-run the attack on a published table (its own rows, and the stored taxonomies of its
-    `hierarchy` dimensions): any pinned primary fails."""
+    `hierarchy` dimensions): any pinned primary fails. The primaries are read from the table's
+    private audit when it exists (the owner's check); else every suppressed cell counts as one."""
     missing = [c for c in PUBLISHED if c not in published.column_names]
     if missing:
         raise AnonsqlError(f"{published} is not a published table of 'anonsql tables' (no column "
                            f"{', '.join(missing)})")
     dims = [c for c in published.column_names if c not in PUBLISHED]
-    report = AuditReport(table=str(published), dims=dims, cells=0, primary_cells=0)
+    private = find_table(engine, sql.TableName(f"{published.name}{PRIVATE_AUDIT}", published.schema))
+    report = AuditReport(table=str(published), dims=dims, cells=0, primary_cells=0,
+                         primaries_from=str(private) if private else "every suppressed cell")
     with report.timed("attack"):
         unknown = sorted(set(hierarchy or {}) - set(dims))
         if unknown:
             raise AnonsqlError(f"--hierarchy names {', '.join(unknown)}, not a dimension of {published}")
-        result = verify.attack(engine, published, dims, hierarchy)
+        targets = None
+        if private is not None:
+            rows = engine.fetch_all(*sql.render("tables/private_primaries", engine.dialect, audit=private.expr,
+                                                label=sql.columns(dims)))
+            targets = {(tuple(r[:-1]), int(r[-1])) for r in rows}
+        result = verify.attack(engine, published, dims, hierarchy, targets)
     pinned = result.pinned()
     report.cells, report.primary_cells = result.cells, len(result.intervals)
     report.pinned = [dict(labels=list(i.labels), grouping_id=i.grouping_id, lower=i.lower) for i in pinned]
@@ -223,5 +279,5 @@ def _title(report: TablesReport) -> str:
         + ([f"p% {report.p_percent:g}"] if report.p_percent is not None else [])
     return (f"anonsql tables: {report.table} -> {report.out} and {report.audit_table}; {', '.join(report.tables)}, "
             f"margins {report.margins}; {', '.join(rules)}\n"
-            "-- primary and secondary cell suppression checked by the attacker's LP (status s safe, u primary, "
-            "x secondary, z forced)")
+            "-- primary and secondary cell suppression checked by the attacker's LP (published status: published "
+            "or suppressed; private audit: s safe, u primary, x secondary, z forced)")

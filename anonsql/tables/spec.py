@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from ..errors import AnonsqlError
 from .cells import grouping_sets
+from .protection import Protection
 from .rules import Rules
-from .suppress import Protection
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class Spec:
     protection: Protection = field(default_factory=Protection)
     hierarchy: dict[str, str] = field(default_factory=dict)  # dimension -> stored taxonomy (its totals)
     forced: list[dict[str, str]] = field(default_factory=list)  # cells to publish: dimension -> label
+    zeros: list[dict[str, str]] = field(default_factory=list)  # structural zeros (known empty), the same way
 
     @property
     def sets(self) -> list[tuple[int, ...]]:
@@ -53,10 +54,10 @@ def parse_assignment(text: str, option: str) -> dict[str, str]:
     return {k.strip(): v.strip() for k, v in pairs}
 
 
-def parse_cells(text: str) -> list[dict[str, str]]:
+def parse_cells(text: str, option: str = "--publish") -> list[dict[str, str]]:
     """'d=v,e=w; d=v' -> one {dimension: label} per cell (cells separated by ';', a dimension
     left out is its Total)."""
-    return [parse_assignment(cell, "--publish") for cell in text.split(";") if cell.strip()]
+    return [parse_assignment(cell, option) for cell in text.split(";") if cell.strip()]
 
 
 def parse_tables(text: str) -> list[list[str]]:

@@ -4,17 +4,21 @@
    (linear.certificates), suppress the corners of its cheapest hypercube (one table with all
    margins, `cube`) or else the cheapest published cell of its certificate.
 2. LP stage: the attacker's min and max of each primary cell (attack.Attacker, one persistent
-   HiGHS model) must meet the protection; if not, suppress its cheapest hypercube (`cube`) or
-   else the cheapest published cell that pins the failing bound, and re-audit that cell.
+   HiGHS model), for counts then over whole numbers (rounded inward, and a MILP at an end where
+   the LP's optimum is fractional: Attacker.whole), must meet the protection; if not, suppress
+   its cheapest hypercube (`cube`) or else the cheapest published cell that pins the failing
+   bound (by the LP's certificate), and re-audit that cell.
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
 
 Cheapest = an inner cell before a margin (fewer summed dimensions first), a non-empty cell
 before an empty one (an empty secondary protects one side only), then the smaller value,
-then the cell number: the same input always gives the same pattern. Forced cells (z) are
-published whatever it costs: never a secondary; a primary that only they could protect is
-an error.
+then the cell number: the same input always gives the same pattern. An empty cell is never a
+secondary unless the protection allows it (--allow-empty-secondaries): the attacker who knows
+the policy then knows every hidden cell is non-empty (Protection.floor). Forced cells (z: --publish,
+and the structural zeros the attacker knows are empty) are published whatever it costs: never
+a secondary; a primary that only they could protect is an error.
 """
 
 from __future__ import annotations
@@ -30,33 +34,12 @@ from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hypercube
 from .linear import certificates
+from .protection import Protection
 from .sparse import sp
 
 #: The exact stage is skipped when its dense system (totals x unknowns) is larger than this: its
 #: elimination would outlast the LP stage, which protects on its own.
 LINEAR_LIMIT = 1_000_000
-
-
-@dataclass(frozen=True)
-class Protection:
-    """What a primary cell's attacker interval [lower, upper] must satisfy: width > 0 and, with a
-    `level` (percent of the cell's value), upper >= v (1 + level/100) and lower <= v (1 - level/100).
-
-    >>> Protection().holds(5, 5, 5), Protection().holds(5, 4, 9), Protection(20).holds(5, 4, 9)
-    (False, True, True)
-    """
-
-    level: float = 0.0
-
-    def holds(self, value: float, lower: float, upper: float) -> bool:
-        return not any(self.fails(value, lower, upper))
-
-    def fails(self, value: float, lower: float, upper: float) -> tuple[bool, bool]:
-        """(the lower end is too high, the upper end too low); a pinned cell fails both."""
-        tol = 1e-7 * max(1.0, abs(value))
-        margin = self.level / 100 * abs(value)
-        pinned = upper - lower <= tol
-        return pinned or lower > value - margin + tol, pinned or upper < value + margin - tol
 
 
 @dataclass
@@ -67,40 +50,67 @@ class Outcome:
 
     status: np.ndarray
     reason: list[str]
-    lower: np.ndarray
+    lower: np.ndarray  # over whole numbers for counts
     upper: np.ndarray
+    lp_lower: np.ndarray  # the LP's (reals), of each primary
+    lp_upper: np.ndarray
     pinned_primary_only: int = 0  # primaries the attacker pins when only the primaries are hidden
+    exposed_primary_only: int = 0  # ... or bounds short of their protection (the integer interval included)
     linear_secondaries: int = 0
     pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
     lp_secondaries: int = 0
+    integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *, cube: bool = False,
-            forced: Sequence[int] = (), bounds_all: bool = False, label: Callable[[int], str] = str,
+def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protection: Protection, *,
+            cube: bool = False, forced: Sequence[int] = (), zeros: Sequence[int] = (),
+            levels: np.ndarray | None = None, bounds_all: bool = False, label: Callable[[int], str] = str,
             progress: Callable[[str], None] | None = None) -> Outcome:
-    """Primary cells (reason not None) plus the secondaries that protect them, never a `forced`
-    cell (see module docstring)."""
+    """Primary cells (reason not None: (rule, details) or a text) plus the secondaries that protect
+    them, never a `forced` cell nor a structural zero (`zeros`, published as forced); `levels` is
+    each cell's upper protection level from the magnitude rules (see module docstring)."""
     say = progress or (lambda _m: None)
     n = len(grid.codes)
     members, finest_cell = grid.members(), grid.finest_cell()
     inner = grid.summed == 0
+    upper_level = np.zeros(n) if levels is None else levels
     rank = np.empty(n, np.int64)
     rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed))] = np.arange(n)
     status = np.array(["u" if r else "s" for r in reasons], dtype="<U1")
-    why = [r or "safe" for r in reasons]
+    why = [(r[1] if isinstance(r, tuple) else r) or "safe" for r in reasons]
+    for c in zeros:
+        status[c], why[c] = "z", "structural zero (--structural-zeros)"
     for c in forced:
         if status[c] == "u":
-            raise AnonsqlError(f"cell {label(c)} cannot be forced (--publish): it fails a primary rule, {why[c]}")
-        status[c], why[c] = "z", "forced (--publish)"
+            given = reasons[c]
+            rule = given[0] if isinstance(given, tuple) else "see the private audit"
+            raise AnonsqlError(f"cell {label(c)} cannot be forced (--publish): it fails a primary rule ({rule})")
+        status[c], why[c] = "z", why[c] if status[c] == "z" else "forced (--publish)"
+    barred = (status == "z") | ((grid.value == 0) & (not protection.allow_empty))  # never a secondary
     primaries = sorted(np.flatnonzero(status == "u").tolist(), key=lambda c: rank[c])
-    out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan))
+    out = Outcome(status, why, np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan))
+
+    def fails(p: int, b: Bounds) -> tuple[bool, bool]:
+        return protection.fails(grid.value[p], b.lower, b.upper, upper_level[p])
+
+    def corners(p: int) -> np.ndarray | None:
+        if not cube:
+            return None
+        v = float(grid.value[p])
+        down = protection.level / 100 * abs(v)
+        up = max(down, float(upper_level[p]))
+        needs = [(down, up)]
+        if protection.small and v >= 1:  # a small count: the interval must reach 0 or n
+            needs = [(max(down, v), up), (down, max(up, protection.small - v))]
+        return hypercube(grid, p, _hidden(status), barred, needs, protection.floor)
 
     started = time.perf_counter()
-    attacker = Attacker(members, finest_cell, grid.value, status == "u")
+    attacker = Attacker(members, finest_cell, grid.value, status == "u", protection.floor)
     audited = {p: attacker.bounds(p) for p in primaries}
-    out.pinned_primary_only = sum(_pinned(grid.value[p], b) for p, b in audited.items())
+    out.pinned_primary_only = sum(b.upper - b.lower <= 1e-7 * max(1.0, abs(grid.value[p])) for p, b in audited.items())
+    out.exposed_primary_only = sum(any(fails(p, b)) for p, b in audited.items())
     out.seconds["primary-only audit"] = time.perf_counter() - started
     say(f"  primary suppression alone: {out.pinned_primary_only} of {len(primaries)} primary cells pinned")
 
@@ -110,10 +120,11 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
         attacker.suppress(cell)
 
     def cheapest(target: int, rows: np.ndarray) -> int:
-        cells, near = _pins(members, finest_cell, status, target, rows)
+        cells, near = _pins(members, finest_cell, status, barred, target, rows)
         if not len(cells):
             raise AnonsqlError(f"primary cell {label(target)} cannot be protected without suppressing a forced "
-                               "cell (--publish): force fewer cells")
+                               "cell (--publish, --structural-zeros) or an empty one: force fewer cells, or "
+                               "--allow-empty-secondaries")
         return int(cells[np.lexsort((rank[cells], near))[0]])
 
     started = time.perf_counter()
@@ -125,40 +136,52 @@ def protect(grid: Grid, reasons: Sequence[str | None], protection: Protection, *
         for p, rows in found:
             if _hidden(status[rows]).any():  # already broken by a secondary of this round
                 continue
-            corners = hypercube(grid, p, _hidden(status), status == "z", protection.level) if cube else None
-            for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
+            box = corners(p)
+            for cell in [cheapest(p, rows)] if box is None or not len(box) else box.tolist():
                 suppress(cell, "linear", p)
                 out.linear_secondaries += 1
     out.seconds["linear"] = time.perf_counter() - started
     say(f"  linear stage: {out.linear_secondaries} secondary cells")
 
+    def audit(p: int) -> Bounds:
+        """The attacker's bounds of `p`: the LP's, then, for counts the LP leaves protected, over whole numbers
+        (a MILP at each end where the LP's optimum is fractional); counted when only the integers expose it."""
+        b = attacker.bounds(p)
+        if not protection.integer or any(fails(p, b)):
+            return b
+        # a fractional end needs the MILP unless the cell passes even with it moved in as far as it can go
+        # (to the true value) while the other end is exact (both fractional: both needed, as both at v pin it)
+        v, level, frac = float(grid.value[p]), float(upper_level[p]), b.fractional
+        ends = (frac[1] or any(protection.fails(v, v, b.upper, level)),
+                frac[0] or any(protection.fails(v, b.lower, v, level)))
+        b = attacker.whole(p, b, ends)
+        out.integer_exposed += any(fails(p, b))
+        return b
+
     started = time.perf_counter()
     for p in primaries:
         b, first = audited[p], True
-        if any(protection.fails(grid.value[p], b.lower, b.upper)):
-            b = attacker.bounds(p)  # unsafe with primary suppression alone: audit again after the linear stage
-        while any(bad := protection.fails(grid.value[p], b.lower, b.upper)):
+        if any(fails(p, b)) or (protection.integer and any(b.fractional)):
+            b = audit(p)  # unsafe with primary suppression alone: audit again after the linear stage
+        while any(bad := fails(p, b)):
             out.pinned_after_linear += first
             first = False
             rows = np.union1d(b.pin_lower if bad[0] else [], b.pin_upper if bad[1] else []).astype(np.int64)
-            corners = hypercube(grid, p, _hidden(status), status == "z", protection.level) if cube else None
-            for cell in [cheapest(p, rows)] if corners is None or not len(corners) else corners.tolist():
+            box = corners(p)
+            for cell in [cheapest(p, rows)] if box is None or not len(box) else box.tolist():
                 suppress(cell, "LP", p)
                 out.lp_secondaries += 1
-            b = attacker.bounds(p)
+            b = audit(p)
         out.lower[p], out.upper[p] = b.lower, b.upper
+        out.lp_lower[p], out.lp_upper[p] = b.lp or (b.lower, b.upper)
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
 
     for cell in np.flatnonzero(_hidden(status)) if bounds_all else []:
         c = int(cell)
         b = attacker.bounds(c)
-        out.lower[c], out.upper[c] = b.lower, b.upper
+        out.lower[c], out.upper[c] = protection.whole(b.lower, b.upper)  # alike for every hidden cell
     return out
-
-
-def _pinned(value: float, b: Bounds) -> bool:
-    return b.upper - b.lower <= 1e-7 * max(1.0, abs(value))
 
 
 def _hidden(status: np.ndarray) -> np.ndarray:
@@ -181,9 +204,9 @@ def _linear_round(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.nd
     return [(p, rows[cert]) for p, cert in zip(primaries, certificates(system, targets)) if cert is not None]
 
 
-def _pins(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, target: int,
+def _pins(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, barred: np.ndarray, target: int,
           rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The published, unforced cells whose suppression breaks a certificate of `target`: its totals `rows`
+    """The published cells, not `barred`, whose suppression breaks a certificate of `target`: its totals `rows`
     and the published finest cells inside them or inside the target; each with the size of the
     smallest certificate total it comes from (the target's own size for its members), so a
     secondary is sought near the primary before it is sought in a grand total."""
@@ -195,5 +218,5 @@ def _pins(members: sp.csr_matrix, finest_cell: np.ndarray, status: np.ndarray, t
         cells.append(inside)
         near.append(np.full(len(inside), sizes[holder]))
     c, n = np.concatenate(cells), np.concatenate(near)
-    keep = status[c] == "s"
+    keep = (status[c] == "s") & ~barred[c]
     return c[keep], n[keep]

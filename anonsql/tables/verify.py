@@ -3,16 +3,18 @@
 * every published value equals its recount from the source rows (sql/tables/recount.sql);
 * no published cell fails a primary rule, re-checked on the source rows (published_rules.sql);
 * the attacker's LP, rebuilt from the published table ALONE (its labels, grouping ids and
-  values; published_cells.sql) and the stored taxonomies of its --hierarchy dimensions (a
-  node's label stands for the sum of the taxonomy's leaves under it), bounds every primary
-  cell no tighter than the protection asks, the true values coming from the SQL recount.
+  values; published_cells.sql), the stored taxonomies of its --hierarchy dimensions (a
+  node's label stands for the sum of the taxonomy's leaves under it) and what the policy tells
+  (every hidden cell >= `floor`), bounds every primary cell no tighter than the protection asks
+  (its rules' levels, and over whole numbers for counts), the true values coming from the SQL
+  recount.
 
 `attack` is also the `tables audit` command: the attack on any published table.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +28,8 @@ from ..errors import AnonsqlError
 from ..protect.stats import read_taxonomies
 from ..protect.taxonomy import Taxonomy
 from ..report import Report
-from .attack import load_highs, new_model
+from .attack import load_highs, new_model, whole_numbers
+from .protection import Protection
 from .sparse import sp
 from .spec import Spec
 from .stats import measure_expr, sets_expr, source_expr
@@ -59,10 +62,13 @@ class Attack:
 
 
 def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[str, str] | None = None,
-           statuses: str = "u") -> Attack:
-    """min and max of every hidden cell whose status is in `statuses`, given only the published
-    rows and the taxonomies of `hierarchy` (dimension -> stored taxonomy): unknowns are the
-    finest cells not published (>= 0), each published total an equation."""
+           targets: Collection[tuple[tuple[Any, ...], int]] | None = None, floor: float = 0.0,
+           integer: bool = False) -> Attack:
+    """min and max of every hidden cell (of those among `targets`, by (labels, grouping id), when
+    given), given only the published rows, the taxonomies of `hierarchy` (dimension -> stored
+    taxonomy) and `floor`: unknowns are the finest cells not published (>= 0), each published
+    total an equation, each hidden cell an inequality (>= floor, when floor > 0); with `integer`
+    (counts) over whole numbers: an end whose LP optimum is fractional is solved as a MILP."""
     text, params = sql.render("tables/published_cells", engine.dialect, out=out.expr, label=sql.columns(dims))
     rows = engine.fetch_all(text, params)
     n = len(dims)
@@ -90,13 +96,21 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
     known[slots], unknown[slots] = value[known_cell], False
     eq = np.flatnonzero(~known_cell & ~np.isnan(value))
     cols = np.flatnonzero(unknown)
-    a = m[eq][:, cols].tocsr()
-    rhs = value[eq] - m[eq] @ known
+    # >= floor: a hidden cell of one finest cell bounds its column; a hidden total, a row of its own
+    # unless one of its unknowns is so bounded already (which implies it, and the row would tie parts)
+    lowest = np.zeros(finest)
+    single = np.isnan(value) & (np.diff(m.indptr) == 1)
+    lowest[m.indices[m.indptr[:-1][single]]] = floor
+    ge = np.flatnonzero(np.isnan(value) & ~single & ((m @ (lowest >= floor).astype(float)) == 0)) if floor else \
+        np.zeros(0, np.int64)
+    a = sp.vstack([m[eq][:, cols], m[ge][:, cols]]).tocsr()
+    rhs = np.concatenate([value[eq] - m[eq] @ known, floor - m[ge] @ known])
     comp = _components(a)
     result = Attack(cells=len(rows))
-    targets = [i for i, r in enumerate(rows) if r[n + 3] in statuses and np.isnan(value[i])]
-    solver = _Solver(a, rhs, comp)
-    for i in targets:
+    hidden = [i for i, r in enumerate(rows) if np.isnan(value[i])
+              and (targets is None or (tuple(r[:n]), int(r[n])) in targets)]
+    solver = _Solver(a, rhs, np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)], lowest[cols], comp, integer)
+    for i in hidden:
         mine = m.indices[m.indptr[i]:m.indptr[i + 1]]
         base = float(known[mine].sum())
         local = np.searchsorted(cols, mine[unknown[mine]])
@@ -148,11 +162,14 @@ def _components(a: sp.csr_matrix) -> np.ndarray:
 
 
 class _Solver:
-    """One small HiGHS model per connected part, built when a target first needs it."""
+    """One small HiGHS model per connected part, built when a target first needs it (rows: the
+    published totals' equations, then the hidden cells' inequalities, `at_least`)."""
 
-    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, comp: np.ndarray):
+    def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, lowest: np.ndarray,
+                 comp: np.ndarray, integer: bool = False):
         self.hs = load_highs()
-        self.a, self.rhs, self.comp = a.tocsc(), rhs, comp
+        self.integer, self.lowest = integer, lowest
+        self.a, self.rhs, self.at_least, self.comp = a.tocsc(), rhs, at_least, comp
         self.models: dict[int, tuple[Any, np.ndarray]] = {}
 
     def _model(self, part: int) -> tuple[Any, np.ndarray]:
@@ -163,9 +180,10 @@ class _Solver:
             sub = sub[rows].tocsc()
             lp = self.hs.HighsLp()
             lp.num_col_, lp.num_row_ = len(cols), len(rows)
-            lp.col_cost_, lp.col_lower_ = np.zeros(len(cols)), np.zeros(len(cols))
+            lp.col_cost_, lp.col_lower_ = np.zeros(len(cols)), self.lowest[cols]
             lp.col_upper_ = np.full(len(cols), self.hs.kHighsInf)
-            lp.row_lower_ = lp.row_upper_ = self.rhs[rows]
+            lp.row_lower_ = self.rhs[rows]  # a published total: = rhs; a hidden cell: >= rhs
+            lp.row_upper_ = np.where(self.at_least[rows], self.hs.kHighsInf, self.rhs[rows])
             lp.a_matrix_.format_ = self.hs.MatrixFormat.kColwise
             lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = sub.indptr, sub.indices, sub.data
             h = new_model(self.hs)
@@ -182,17 +200,27 @@ class _Solver:
             h.changeColsCost(len(cols), np.arange(len(cols), dtype=np.int32), cost)
             for sense in (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize):
                 h.changeObjectiveSense(sense)
-                h.run()
-                status = h.getModelStatus()
-                if status == self.hs.HighsModelStatus.kOptimal:
-                    v = h.getInfo().objective_function_value
-                else:  # the true table is feasible, so anything else is unbounded
-                    v = np.inf
+                v = self._optimum(h)
+                if self.integer and np.isfinite(v) and _fractional(h.getSolution().col_value):
+                    whole_numbers(h, self.hs, True)
+                    v = self._optimum(h)
+                    whole_numbers(h, self.hs, False)
                 if sense == self.hs.ObjSense.kMinimize:
                     lo += v
                 else:
                     hi += v
         return lo, hi
+
+    def _optimum(self, h: Any) -> float:
+        """The optimum of the model as it stands (the true table is feasible: anything else is unbounded)."""
+        h.run()
+        return h.getInfo().objective_function_value if h.getModelStatus() == self.hs.HighsModelStatus.kOptimal \
+            else np.inf
+
+
+def _fractional(x: Any) -> bool:
+    x = np.asarray(x)
+    return bool((np.abs(x - np.round(x)) > 1e-6).any())
 
 
 def bindings(source: Table, out: exp.Table, spec: Spec) -> dict[str, Any]:
@@ -235,17 +263,27 @@ def published(engine: Engine, report: Report, source: Table, out: Table, spec: S
     return {(tuple(r[:n]), int(r[n])): float(r[n + 4] or 0) for r in rows if r[n + 2] is None}
 
 
-def protection(report: Report, result: Attack, truth: dict[tuple, float], level: float) -> float:
-    """Record whether every primary's interval meets the protection (width > 0; with a level in
-    percent, upper >= v (1 + level/100) and lower <= v (1 - level/100)); returns the smallest width."""
+def protection(report: Report, result: Attack, truth: dict[tuple, float], protection: Protection,
+               levels: Mapping[tuple, float]) -> float:
+    """Record whether every primary's interval meets the protection (protection.Protection, with each
+    primary's upper protection level from `levels`); returns the smallest width. The failure
+    names the cells, never their values."""
     short = []
     for i in result.intervals:
-        v = truth[(i.labels, i.grouping_id)]
-        tol = 1e-7 * max(1.0, abs(v))
-        if not (i.width > tol and i.upper >= v * (1 + level / 100) - tol and i.lower <= v * (1 - level / 100) + tol):
+        key = (i.labels, i.grouping_id)
+        if not protection.holds(truth[key], i.lower, i.upper, levels.get(key, 0.0)):
             short.append(i)
-    report.check("the attacker's LP on the published table pins no primary cell", not short, "tables/published_cells",
-                 f"{len(result.intervals)} primary cells, protection {'width > 0' if not level else f'{level:g}%'}"
-                 if not short else f"{len(short)} primary cells too tightly bounded, e.g. {short[0].labels} in "
-                 f"[{short[0].lower:g}, {short[0].upper:g}]")
+    report.check("the attacker's LP on the published table leaves every primary its protection", not short,
+                 "tables/published_cells", f"{len(result.intervals)} primary cells, {_asked(protection)}"
+                 if not short else f"{len(short)} primary cells too tightly bounded, e.g. {short[0].labels}")
     return min((i.width for i in result.intervals), default=float("inf"))
+
+
+def _asked(p: Protection) -> str:
+    """The protection asked, in words."""
+    parts = ["width > 0" if not p.level else f"{p.level:g}% each side", "the rules' upper protection levels"]
+    if p.integer:
+        parts.append("over whole numbers" + (f", not inside [1, {p.small - 1}]" if p.small > 1 else ""))
+    if p.floor:
+        parts.append(f"hidden cells known >= {p.floor:g}")
+    return "; ".join(parts)
