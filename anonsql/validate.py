@@ -21,6 +21,7 @@ import importlib
 import inspect
 import math
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -185,11 +186,12 @@ def dominance(text: str | Sequence[Any]) -> tuple[int, float]:
 
 # ---- declared constraints (scikit-learn's sklearn/utils/_param_validation.py, in small) ----
 
-class Constraint:
+class Constraint(ABC):
     """One rule a parameter's value must follow; `check` raises AnonsqlError naming `name`."""
 
+    @abstractmethod
     def check(self, value: object, name: str) -> None:
-        raise NotImplementedError
+        """Raise AnonsqlError, naming `name`, unless `value` follows the rule."""
 
 
 class Interval(Constraint):

@@ -35,7 +35,7 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     level = validate.number(protection, "protection (percent of the cell value)", minimum=0)
     if p_percent is not None:
         p_percent = validate.number(p_percent, "p_percent", above=0)
-    dom = _dominance(dominance)
+    dom = None if dominance is None else validate.dominance(dominance)
     validate.dry_run(execute, emit_sql)
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
     forced = parse_cells(publish) if isinstance(publish, str) else [dict(c) for c in publish or []]
@@ -67,17 +67,3 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     return run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql, execute=execute,
                progress=progress, script=script)
 
-
-def _dominance(text: str | tuple[int, float] | None) -> tuple[int, float] | None:
-    """'n,k' (n contributors, k percent) -> (n, k)."""
-    if text is None:
-        return None
-    parts = text.split(",") if isinstance(text, str) else list(text)
-    try:
-        n, k = int(parts[0]), float(parts[1])
-        ok = len(parts) == 2 and n >= 1 and 0 < k <= 100
-    except (ValueError, IndexError):
-        ok = False
-    if not ok:
-        raise AnonsqlError(f"dominance must be 'n,k' with n >= 1 contributors and 0 < k <= 100 percent, got {text!r}")
-    return n, k
