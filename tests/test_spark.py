@@ -356,7 +356,7 @@ def postgres(pg_server_url):
     admin.close()
 
 
-FINGERPRINTED = ["fp_k", "fp_nbc_class", "fp_nbc_attr", "fp_tab", "fp_tab_audit"]
+FINGERPRINTED = ["fp_k", "fp_nbc_class", "fp_nbc_attr", "fp_tab", "fp_tab_private_audit"]
 
 
 def _release_like(engine) -> dict[str, tuple[int, str]]:

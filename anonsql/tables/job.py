@@ -253,7 +253,7 @@ def audit(engine: Engine, published: Table, hierarchy: Mapping[str, str] | None 
     dims = [c for c in published.column_names if c not in PUBLISHED]
     private = find_table(engine, sql.TableName(f"{published.name}{PRIVATE_AUDIT}", published.schema))
     report = AuditReport(table=str(published), dims=dims, cells=0, primary_cells=0,
-                         primaries_from=str(private) if private else "every suppressed cell")
+                         primaries_from=f"{published}{PRIVATE_AUDIT}" if private else "every suppressed cell")
     with report.timed("attack"):
         unknown = sorted(set(hierarchy or {}) - set(dims))
         if unknown:
