@@ -19,6 +19,7 @@ from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, la
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
+    from .attack.job import LinkageReport, RiskReport
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
@@ -451,3 +452,39 @@ def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] |
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy
     with _open(db) as engine:
         return _tables_job.audit(engine, get_table(engine, published), trees)
+
+
+@validate_params({"qi": Names(), "sampling_fraction": [Interval(float, 0, 1, closed="right", label="sampling fraction"),
+                                                       None],
+                  "risk_threshold": RISK, "max_journalist_risk": [Interval(float, 0, 1, label="max journalist risk"),
+                                                                  None]})
+def reidentification_risk(db: str | Engine, table: str, qi: Sequence[str] | str, *, population: str | None = None,
+                          population_weights: str | None = None, sampling_fraction: float | None = None,
+                          risk_threshold: float = risk.RISK_THRESHOLD,
+                          max_journalist_risk: float | None = None) -> RiskReport:
+    """Re-identification risk of `table` over `qi` (docs/concepts.md defines each figure): prosecutor
+    risk; against a `population` table or the sampling weights in column `population_weights`, the
+    journalist, marketer and (weights) Benedetti-Franconi individual risk; with a sampling fraction
+    (given, or n / N of the population) population uniqueness by Pitman, Zayatz, SNB and Dankar's
+    rule. `max_journalist_risk` adds a gate: the report is truthy only when max 1/F_k is within it."""
+    from .attack import entry as _attack
+
+    with _open(db) as engine:
+        return _attack.reidentification_risk(engine, table, qi, population=population,
+                                             population_weights=population_weights,
+                                             sampling_fraction=sampling_fraction, risk_threshold=float(risk_threshold),
+                                             max_journalist_risk=max_journalist_risk)
+
+
+@validate_params({"qi": Names(), "max_linkage_success": [Interval(float, 0, 1, label="max linkage success"), None]})
+def linkage_attack(db: str | Engine, published: str, source: str, qi: Sequence[str] | str, *, key: str | None = None,
+                   max_linkage_success: float | None = None) -> LinkageReport:
+    """The linkage attack on `published`: an attacker holds the quasi-identifiers `qi` of every row
+    of `source` and matches them to the published rows (a published NULL, ⊥, matches any value).
+    Reports the expected share of correct unique matches and, with `key` (a row key kept in both
+    tables: the private mapping), the realized share, per number of candidates.
+    `max_linkage_success` adds a gate (realized share with a key, else expected)."""
+    from .attack import entry as _attack
+
+    with _open(db) as engine:
+        return _attack.linkage_attack(engine, published, source, qi, key=key, max_linkage_success=max_linkage_success)

@@ -259,10 +259,19 @@ def _expand_lists(tree: exp.Expr, bindings: Mapping[str, Any]) -> exp.Expr:
 
 def fragment(name: str, **bindings: Any) -> exp.Expr:
     """The single select expression of sql/<name>.sql, bound, to embed in another query."""
+    return _names_bound(name, bindings).expressions[0]
+
+
+def subquery(name: str, alias: str, **bindings: Any) -> exp.Expr:
+    """The statement of sql/<name>.sql, bound (names only), as `(...) AS alias` to read from in another query."""
+    return exp.Subquery(this=_names_bound(name, bindings), alias=exp.TableAlias(this=ident(alias)))
+
+
+def _names_bound(name: str, bindings: Mapping[str, Any]) -> exp.Expr:
     tree = _expand_lists(template(name), bindings)
     for ph in list(tree.find_all(exp.Placeholder)):
         _substitute(ph, bindings[ph.name])
-    return tree.expressions[0]
+    return tree
 
 
 # ---------------------------------------------------------------- generated once, bound many times

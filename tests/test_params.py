@@ -54,6 +54,8 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "safe_table": ((db, "t", "a,b"), {}),
         "audit_table": ((db, "pub"), {}),
         "release_run": ((str(files["spec"]), db), {}),
+        "reidentification_risk": ((db, "t", "a,b"), {}),
+        "linkage_attack": ((db, "t", "t", "a,b"), {}),
     }
 
 

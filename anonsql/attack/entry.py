@@ -1,0 +1,54 @@
+"""The attack room's entries on an open engine: the arguments checked against the tables, then the
+job (anonsql.attack.job). Behind anonsql.api's `reidentification_risk` and `linkage_attack`, and
+the release's gates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import validate
+from ..catalog import get_table
+from ..engine import Engine
+from ..errors import AnonsqlError
+from .job import LinkageReport, RiskReport, linkage, risk
+
+_NUMERIC = ("integer", "float", "decimal")
+
+
+def reidentification_risk(engine: Engine, table: str, qi: Sequence[str] | str, *, population: str | None = None,
+                          population_weights: str | None = None, sampling_fraction: float | None = None,
+                          risk_threshold: float = 0.2, max_journalist_risk: float | None = None) -> RiskReport:
+    """See anonsql.api.reidentification_risk."""
+    if population and population_weights:
+        raise AnonsqlError("give the population as --population TABLE or --population-weights COLUMN, not both")
+    tab = get_table(engine, table)
+    qi_cols = validate.quasi_identifiers(tab, qi)
+    pop = get_table(engine, population) if population else None
+    if pop is not None:
+        pop.resolve(qi_cols)  # the population holds the same quasi-identifiers
+    weights = tab.column(population_weights).name if population_weights else None
+    if weights is not None:
+        if tab.column(weights).kind not in _NUMERIC:
+            raise AnonsqlError(f"--population-weights column '{weights}' is not numeric "
+                               f"({tab.column(weights).data_type})")
+        if weights in qi_cols:
+            raise AnonsqlError(f"--population-weights column '{weights}' is also a quasi-identifier")
+    rows = validate.rows(engine, tab)
+    engine.expect_rows(rows)
+    return risk(engine, tab, qi_cols, rows, threshold=risk_threshold, population=pop, weights=weights,
+                sampling_fraction=sampling_fraction, max_journalist_risk=max_journalist_risk)
+
+
+def linkage_attack(engine: Engine, published: str, source: str, qi: Sequence[str] | str, *, key: str | None = None,
+                   max_linkage_success: float | None = None) -> LinkageReport:
+    """See anonsql.api.linkage_attack."""
+    pub, src = get_table(engine, published), get_table(engine, source)
+    qi_cols = validate.quasi_identifiers(src, qi)
+    pub.resolve(qi_cols)  # the published table holds them too
+    if key is not None:
+        key = src.column(key).name
+        pub.resolve([key])
+        if key in qi_cols:
+            raise AnonsqlError(f"--key column '{key}' is also a quasi-identifier")
+    engine.expect_rows(validate.rows(engine, src))
+    return linkage(engine, pub, src, qi_cols, key, max_linkage_success=max_linkage_success)

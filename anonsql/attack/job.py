@@ -1,0 +1,128 @@
+"""The attack room's jobs: measure re-identification risk (`anonsql risk`) and run the linkage
+attack (`anonsql attack linkage`) on what is published. Both only read, so they have no rewrite;
+their gates (attack/verify.py) are checks on the figures."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..catalog import Table
+from ..data.risk import Reidentification, reidentification
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..report import Report
+from . import stats, uniqueness, verify
+from .linkage import Linkage, summarize
+from .stats import PopulationRisk
+from .uniqueness import Uniqueness
+
+
+@dataclass(kw_only=True)
+class RiskReport(Report):
+    """Re-identification risk of a table over its quasi-identifiers: prosecutor, and against the
+    population journalist, marketer and individual risk, and population uniqueness."""
+
+    PROVES: ClassVar[bool] = False  # a measurement; its gates, when asked, are its checks
+
+    rows: int
+    qi: list[str]
+    prosecutor: Reidentification
+    class_sizes: list[tuple[int, int]] = field(default_factory=list)  # (|E|, classes of that size)
+    population: PopulationRisk | None = None
+    uniqueness: Uniqueness | None = None
+
+    @property
+    def journalist(self) -> float:
+        """max 1/F_k; without a population the sample is taken as the population (= prosecutor risk)."""
+        return self.population.journalist if self.population else self.prosecutor.max_risk
+
+    def lines(self) -> list[str]:
+        lines = [f"table {self.table}: {self.rows:,} rows; quasi-identifiers {', '.join(self.qi)}",
+                 *self.prosecutor.lines()]
+        lines += self.population.lines() if self.population else []
+        u = self.uniqueness
+        if u is not None:
+            def share(x: float) -> str:
+                return "no estimate" if x != x else f"{u.share(x):.4%}"
+            lines += [f"  population uniqueness (sampling fraction {u.sampling_fraction:g}, N = {u.population:,.0f}, "
+                      f"{u.sample_uniques:,} sample uniques):",
+                      f"    Pitman {share(u.pitman)}, Zayatz {share(u.zayatz)}, SNB {share(u.snb)}; "
+                      f"Dankar's rule ({u.dankar_model}): {share(u.dankar)} of the population"]
+        return lines
+
+
+@dataclass(kw_only=True)
+class LinkageReport(Report):
+    """The linkage attack on a published table: how many attackers single out their own row."""
+
+    PROVES: ClassVar[bool] = False
+
+    source: str
+    qi: list[str]
+    key: str | None
+    linkage: Linkage
+
+    def lines(self) -> list[str]:
+        k = self.linkage
+        lines = [f"linkage attack on {self.table}: {k.attackers:,} attackers hold the quasi-identifiers "
+                 f"{', '.join(self.qi)} of {self.source}",
+                 f"  unique matches: {k.unique_matches:,} (expected share of correct unique matches "
+                 f"{k.expected_share:.4%}); expected correct matches, picking among the candidates: "
+                 f"{k.expected_correct:,.1f}"]
+        realized = k.realized_share
+        lines.append(f"  realized share of correct unique matches: {realized:.4%} ({k.realized_correct:,} people)"
+                     if realized is not None else
+                     "  realized share not measured: it needs --key, a row key kept in both tables")
+        lines += [f"  {b.m} candidates: {b.attackers:,} attackers" for b in k.by_candidates[:10]]
+        return lines
+
+
+def risk(engine: Engine, table: Table, qi: Sequence[str], rows: int, *, threshold: float,
+         population: Table | None = None, weights: str | None = None, sampling_fraction: float | None = None,
+         max_journalist_risk: float | None = None) -> RiskReport:
+    """Every risk figure of `table` over `qi` (validated by attack.entry)."""
+    report = RiskReport(table=str(table), rows=rows, qi=list(qi),
+                        prosecutor=reidentification(engine, table, qi, threshold))
+    with report.timed("classes"):
+        report.class_sizes = stats.class_sizes(engine, table, qi)
+    if population is not None or weights is not None:
+        with report.timed("population"):
+            report.population = stats.population_risk(engine, table, qi, threshold, population=population,
+                                                      weights=weights)
+        if report.population.short_classes:
+            report.notes.append(f"{report.population.short_classes:,} sample classes have a population count "
+                                "below their sample count (taken as equal): is the population complete?")
+    fraction = sampling_fraction
+    if fraction is None and report.population is not None:
+        fraction = rows / report.population.population if report.population.population > 0 else math.inf
+        if fraction > 1 and population is not None:
+            raise AnonsqlError(f"the population {population} ({report.population.population:,.0f} rows) is smaller "
+                               f"than the sample ({rows:,} rows)")
+        if fraction > 1:
+            report.notes.append(f"the weights sum to {report.population.population:,.4g}, fewer than the rows: no "
+                                "population uniqueness without --sampling-fraction")
+            fraction = None
+    if fraction is not None:
+        with report.timed("uniqueness"):
+            report.uniqueness = uniqueness.estimate(report.class_sizes, fraction)
+    if max_journalist_risk is not None:
+        verify.journalist_gate(report, report.journalist, max_journalist_risk, report.population is not None)
+    return report
+
+
+def linkage(engine: Engine, published: Table, source: Table, qi: Sequence[str], key: str | None, *,
+            max_linkage_success: float | None = None) -> LinkageReport:
+    """The linkage attack of `source`'s people on `published` (validated by attack.entry)."""
+    report = LinkageReport(table=str(published), source=str(source), qi=list(qi), key=key,
+                           linkage=Linkage(0, 0, 0.0, None, 0))
+    with report.timed("linkage"):
+        report.linkage = summarize(stats.linkage_counts(engine, published, source, qi, key), with_key=key is not None)
+    if report.linkage.unmatched:
+        report.notes.append(f"{report.linkage.unmatched:,} attackers match no published row (their rows were "
+                            "dropped or changed beyond suppression)")
+    if max_linkage_success is not None:
+        verify.linkage_gate(report, report.linkage, max_linkage_success)
+    return report

@@ -1,0 +1,94 @@
+"""The attack room's SQL statistics → small results: class sizes, the population counts of the
+sample's classes, and the linkage attack's counts per number of candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from .. import sql
+from ..catalog import Table
+from ..engine import Engine
+
+
+@dataclass(frozen=True)
+class PopulationRisk:
+    """Re-identification risk against the population (sql/risk/population_risk.sql)."""
+
+    source: str  # "population table T" or "weights W"
+    population: float  # N: the population table's rows, or Σ w
+    threshold: float
+    journalist: float  # max_k 1/F_k
+    records_above_threshold: int  # records with 1/F_k > threshold
+    marketer: float  # (1/n) Σ f_k / F_k
+    max_individual: float | None  # Benedetti-Franconi max_k r_k (weights only)
+    expected_reidentified: float | None  # Σ f_k r_k (weights only)
+    short_classes: int  # sample classes with F_k < f_k (taken as F_k = f_k)
+
+    def lines(self) -> list[str]:
+        lines = [f"  against the population ({self.source}, N = {self.population:,.0f}):",
+                 f"    journalist risk (max 1/F_k): {self.journalist:.4g}; records with 1/F_k above "
+                 f"{self.threshold:g}: {self.records_above_threshold:,}",
+                 f"    marketer risk (expected share re-identified, mean f_k/F_k): {self.marketer:.4g}"]
+        if self.max_individual is not None and self.expected_reidentified is not None:
+            lines.append(f"    individual risk (Benedetti-Franconi): highest {self.max_individual:.4g}, "
+                         f"expected re-identifications {self.expected_reidentified:,.2f}")
+        return lines
+
+
+def class_sizes(engine: Engine, table: Table, qi: Sequence[str]) -> list[tuple[int, int]]:
+    """The frequency of frequencies [(k, c_k)] over `qi` (sql/data/class_size_histogram.sql)."""
+    text, params = sql.render("data/class_size_histogram", engine.dialect, tbl=table.expr, qi=sql.columns(qi))
+    return [(int(k), int(c)) for k, c in engine.fetch_all(text, params)]
+
+
+def population_risk(engine: Engine, table: Table, qi: Sequence[str], threshold: float, *,
+                    population: Table | None = None, weights: str | None = None) -> PopulationRisk:
+    """The journalist and marketer risk (and, with weights, the individual risk) of `table`'s classes
+    over `qi`, their population counts F_k from a population table or the sum of the weights."""
+    if population is not None:
+        flag = sql.unused_ident("in_sample", list(qi))
+        classes = sql.subquery("risk/population_counts", "classes", tbl=table.expr, qi=sql.columns(qi),
+                               population=population.expr, population_qi=sql.columns(population.resolve(qi)),
+                               in_sample=flag)
+        size = _scalar(engine, "common/row_count", tbl=population.expr)
+        source = f"population table {population}"
+    else:
+        assert weights is not None
+        classes = sql.subquery("risk/weighted_counts", "classes", tbl=table.expr, qi=sql.columns(qi),
+                               w=sql.column(weights))
+        size = _scalar(engine, "risk/weight_total", tbl=table.expr, w=sql.column(weights))
+        source = f"sampling weights {weights}"
+    text, params = sql.render("risk/population_risk", engine.dialect, classes=classes, threshold=threshold)
+    journalist, above, marketer, top, expected, _n, short = engine.fetch_all(text, params)[0]
+    individual = weights is not None
+    return PopulationRisk(source, size, threshold, float(journalist), int(above), float(marketer),
+                          float(top) if individual else None, float(expected) if individual else None, int(short))
+
+
+def _scalar(engine: Engine, name: str, **bindings: object) -> float:
+    text, params = sql.render(name, engine.dialect, **bindings)
+    return float(engine.fetch_all(text, params)[0][0] or 0)
+
+
+def linkage_bindings(published: Table, source: Table, qi: Sequence[str], key: str | None) -> dict[str, object]:
+    """The names sql/attack/linkage.sql binds: the QIs as each table spells them, the fragments."""
+    pub_qi, src_qi = published.resolve(qi), source.resolve(qi)
+    pattern = sql.column("s", "patterns")
+    masked = [sql.fragment("attack/masked_value", pattern=pattern, at=exp.Literal.number(i + 1),
+                           col=sql.column(c, "a")) for i, c in enumerate(src_qi)]
+    return dict(published=published.expr, source=source.expr, qi=sql.columns(src_qi),
+                a_qi=sql.columns(src_qi, "a"), pub_g=sql.group_key(sql.columns(pub_qi)),
+                pub_s=sql.fragment("attack/null_pattern", col=sql.columns(pub_qi)),
+                pub_k=sql.column(published.resolve([key])[0]) if key else exp.Null(),
+                att_k=sql.column(source.resolve([key])[0]) if key else exp.Null(),
+                masked_g=sql.group_key(masked))
+
+
+def linkage_counts(engine: Engine, published: Table, source: Table, qi: Sequence[str],
+                   key: str | None) -> list[tuple[int, int, int, int]]:
+    """(m, attackers, classes, correct) per number of candidates m (sql/attack/linkage.sql)."""
+    text, params = sql.render("attack/linkage", engine.dialect, **linkage_bindings(published, source, qi, key))
+    return [(int(m), int(a), int(c), int(x)) for m, a, c, x in engine.fetch_all(text, params)]

@@ -1,0 +1,83 @@
+"""Commands that measure what an attacker can do with a published table: `risk` (re-identification
+risk models) and the `attack` group (`attack linkage`)."""
+
+from __future__ import annotations
+
+import click
+
+from .. import api
+from . import options
+from .app import Command, Group
+
+_SHARE = click.FloatRange(min=0, max=1)
+
+
+@click.command(cls=Command, epilog="examples:\n\n\b\n"
+               "  anonsql risk --db demo.duckdb --table adult_k10 --qi age,sex,race --sampling-fraction 0.1\n"
+               "  anonsql risk --db demo.duckdb --table sample --qi age,zip --population census "
+               "--max-journalist-risk 0.2\n"
+               "  anonsql risk --db demo.duckdb --table survey --qi age,region --population-weights w")
+@options.common()
+@options.qi()
+@click.option("--population", metavar="TABLE", help="the population the table is a sample of (same quasi-identifier "
+              "columns): journalist and marketer risk against it")
+@click.option("--population-weights", metavar="COLUMN", help="sampling weights (each row stands for w people): "
+              "journalist, marketer and individual (Benedetti-Franconi) risk against the population they estimate")
+@click.option("--sampling-fraction", type=click.FloatRange(min=0, max=1, min_open=True), metavar="PI",
+              help="the share of the population sampled: population uniqueness by Pitman, Zayatz, SNB and Dankar's "
+              "rule (default with a population: rows / population size)")
+@click.option("--risk-threshold", type=click.FloatRange(min=0, max=1), default=0.2, show_default=True, metavar="R",
+              help="count the records whose risk (1/|E|, 1/F_k) exceeds R")
+@click.option("--max-journalist-risk", type=_SHARE, metavar="R",
+              help="gate: exit 1 unless the journalist risk max 1/F_k is at most R (no population: the table is "
+              "taken as the population)")
+def risk(db: str, table: str, as_json: bool, qi: str, population: str | None, population_weights: str | None,
+         sampling_fraction: float | None, risk_threshold: float, max_journalist_risk: float | None) -> int:
+    """Re-identification risk: prosecutor, journalist, marketer, population uniqueness.
+
+    Prosecutor risk 1/|E| over the equivalence classes E of the quasi-identifiers (NULL a value of
+    its own); with --population or --population-weights the journalist risk max 1/F_k (F_k: the
+    class's size in the population), the marketer risk (the expected share of records
+    re-identified) and, with weights, the individual risk of Benedetti and Franconi; with a
+    sampling fraction the share of population uniques by Pitman, Zayatz and SNB, and the one
+    Dankar's rule picks. docs/concepts.md defines each figure. Exit 1 when a gate fails.
+    """
+    return options.finish(api.reidentification_risk(db, table, qi, population=population,
+                                                     population_weights=population_weights,
+                                                     sampling_fraction=sampling_fraction,
+                                                     risk_threshold=risk_threshold,
+                                                     max_journalist_risk=max_journalist_risk), as_json, check=True)
+
+
+@click.group(cls=Group)
+def attack() -> None:
+    """Attack a published table the way an adversary would, from what is published only."""
+
+
+@attack.command(epilog="example: anonsql attack linkage --db demo.duckdb --published adult_k10 --source adult "
+                "--qi age,workclass,education,sex --key id --max-linkage-success 0.05")
+@options.db
+@click.option("--published", required=True, metavar="TABLE", help="the published table attacked")
+@click.option("--source", required=True, metavar="TABLE", help="whose people the attacker knows: their original "
+              "quasi-identifiers (e.g. the table the published one was made from)")
+@options.qi()
+@click.option("--key", metavar="COLUMN", help="a row key in both tables (the private mapping): measures the "
+              "realized success, not only the expected")
+@click.option("--max-linkage-success", type=_SHARE, metavar="S", help="gate: exit 1 unless the share of attackers "
+              "who single out their own row is at most S (realized with --key, else expected)")
+@options.as_json
+def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_linkage_success: float | None,
+            as_json: bool) -> int:
+    """Match every source row's quasi-identifiers to the published rows.
+
+    A published NULL (a suppressed cell, ⊥) matches any value; the attacker's own NULL matches only
+    NULL. For each attacker, the candidates are the published rows that match: one candidate is a
+    unique match, a re-identification when it is the attacker's own row. Reports, per number of
+    candidates, the attackers, and the expected and (with --key) realized share of correct unique
+    matches. Exit 1 when the gate fails.
+    """
+    return options.finish(api.linkage_attack(db, published, source, qi, key=key,
+                                             max_linkage_success=max_linkage_success), as_json, check=True)
+
+
+COMMANDS: list[click.Command] = [risk, attack]
