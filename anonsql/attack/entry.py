@@ -50,5 +50,6 @@ def linkage_attack(engine: Engine, published: str, source: str, qi: Sequence[str
         pub.resolve([key])
         if key in qi_cols:
             raise AnonsqlError(f"--key column '{key}' is also a quasi-identifier")
+    validate.rows(engine, pub)  # an empty published table: nothing to attack
     engine.expect_rows(validate.rows(engine, src))
     return linkage(engine, pub, src, qi_cols, key, max_linkage_success=max_linkage_success)

@@ -73,22 +73,40 @@ def _scalar(engine: Engine, name: str, **bindings: object) -> float:
     return float(engine.fetch_all(text, params)[0][0] or 0)
 
 
-def linkage_bindings(published: Table, source: Table, qi: Sequence[str], key: str | None) -> dict[str, object]:
-    """The names sql/attack/linkage.sql binds: the QIs as each table spells them, the fragments."""
+def null_patterns(engine: Engine, published: Table, qi: Sequence[str]) -> list[str]:
+    """The ⊥ patterns in use in `published` over `qi` (sql/attack/null_patterns.sql)."""
+    text, params = sql.render("attack/null_patterns", engine.dialect, published=published.expr,
+                              pattern=sql.fragment("attack/null_pattern", col=sql.columns(published.resolve(qi))))
+    return sorted(str(r[0]) for r in engine.fetch_all(text, params))
+
+
+def linkage_sql(dialect: str, published: Table, source: Table, qi: Sequence[str], key: str | None,
+                patterns: Sequence[str]) -> str:
+    """sql/attack/linkage.sql for these tables, its $matches the UNION ALL of one
+    sql/attack/linkage_branch.sql per ⊥ pattern. The branch is generated once on stand-ins and each
+    pattern's copy spliced in (anonsql.sql.splice): its literal pattern and the equalities of the
+    columns it publishes, each generated once by sqlglot; hundreds of patterns cost no parsing."""
     pub_qi, src_qi = published.resolve(qi), source.resolve(qi)
-    pattern = sql.column("s", "patterns")
-    masked = [sql.fragment("attack/masked_value", pattern=pattern, at=exp.Literal.number(i + 1),
-                           col=sql.column(c, "a")) for i, c in enumerate(src_qi)]
-    return dict(published=published.expr, source=source.expr, qi=sql.columns(src_qi),
-                a_qi=sql.columns(src_qi, "a"), pub_g=sql.group_key(sql.columns(pub_qi)),
-                pub_s=sql.fragment("attack/null_pattern", col=sql.columns(pub_qi)),
-                pub_k=sql.column(published.resolve([key])[0]) if key else exp.Null(),
-                att_k=sql.column(source.resolve([key])[0]) if key else exp.Null(),
-                masked_g=sql.group_key(masked))
+    names = {n: sql.unused_ident(n, [*pub_qi, *src_qi]) for n in ("s", "c", "k", "n", "a_id")}
+    text, _ = sql.render("attack/linkage", dialect, published=published.expr, source=source.expr,
+                         qi=sql.columns(src_qi), pub_qi=sql.columns(pub_qi),
+                         pub_s=sql.fragment("attack/null_pattern", col=sql.columns(pub_qi)),
+                         pub_k=sql.column(published.resolve([key])[0]) if key else exp.Null(),
+                         att_k=sql.column(source.resolve([key])[0]) if key else exp.Null(),
+                         att_g=sql.group_key(sql.columns(src_qi)), matches=exp.Table(this=sql.stand_in(0).this),
+                         **names)
+    branch, _ = sql.render("attack/linkage_branch", dialect, pattern=sql.stand_in(1), same=sql.stand_in(2), **names)
+    equal = [sql.text(exp.EQ(this=sql.column(a, "a"), expression=sql.column(p, "p")), dialect)
+             for a, p in zip(src_qi, pub_qi)]
+    branches = [sql.splice(branch, dialect, {
+        1: sql.text(exp.Literal.string(pattern), dialect),
+        2: " AND ".join(e for e, flag in zip(equal, pattern) if flag == "0") or sql.text(exp.true(), dialect)})
+        for pattern in patterns]
+    return sql.splice(text, dialect, {0: "(" + " UNION ALL ".join(branches) + ") AS m"})
 
 
 def linkage_counts(engine: Engine, published: Table, source: Table, qi: Sequence[str],
                    key: str | None) -> list[tuple[int, int, int, int]]:
     """(m, attackers, classes, correct) per number of candidates m (sql/attack/linkage.sql)."""
-    text, params = sql.render("attack/linkage", engine.dialect, **linkage_bindings(published, source, qi, key))
-    return [(int(m), int(a), int(c), int(x)) for m, a, c, x in engine.fetch_all(text, params)]
+    text = linkage_sql(engine.dialect, published, source, qi, key, null_patterns(engine, published, qi))
+    return [(int(m), int(a), int(c), int(x)) for m, a, c, x in engine.fetch_all(text)]

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import sql
+from ..attack import entry as attack
+from ..attack.stats import linkage_sql, null_patterns
+from ..attack.verify import journalist_gate, linkage_gate
 from ..catalog import Table, find_table, get_table
 from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
 from ..engine import Engine
@@ -47,6 +50,7 @@ class Proof:
     suppressed_cells: dict[str, int]  # NULL cells the release added, per quasi-identifier
     suppressed_share: float  # of the QI cells
     errors: dict[str, dict[str, float]] = field(default_factory=dict)  # classifier -> before / after
+    attacks: list[str] = field(default_factory=list)  # each attack gate's result in plain words (no row facts)
     sql: dict[str, str] = field(default_factory=dict)  # check name -> the query that proved it, as run
 
 
@@ -118,8 +122,44 @@ def _prove_table(engine: Engine, report: Report, spec: Spec, plan: PlanReport, b
               share <= g.max_suppressed, "release/null_cells",
               f"{sum(added.values()):,} cells, {share:.2%} (before: {before.table})",
               sql.readable("release/null_cells", engine.dialect, tbl=tbl, col=cols))
+    attack_gates(engine, report, spec, plan, proof, after_tab)
     _errors(engine, report, spec, plan, proof, str(after_tab), progress)
     return proof
+
+
+def attack_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, after_tab: Table) -> None:
+    """The attack gates (anonsql.attack) on one gated table: the journalist risk against [gates]
+    population / population_weights (without: the table is its own population), and the linkage
+    attack of the people of its error baseline (realized with [source] key kept, else expected)."""
+    g, where = spec.gates, f" in {after_tab}"
+    if g.max_journalist_risk is not None:
+        r = attack.reidentification_risk(engine, str(after_tab), plan.qi, population=g.population,
+                                         population_weights=g.population_weights)
+        check = journalist_gate(report, r.journalist, g.max_journalist_risk, r.population is not None, where)
+        proof.sql[check.name] = f"-- sql/{check.query}.sql over the classes of {after_tab}"
+        proof.attacks.append(f"Journalist risk: the person most at risk could be re-identified with probability "
+                             f"{r.journalist:.2%} (gate: at most {g.max_journalist_risk:.2%}), "
+                             + (f"counting the people in the population ({r.population.source})." if r.population
+                                else "taking the table as the whole population."))
+    # the attacker knows each person's values as published before any cell was hidden: the nearest
+    # recoded table upstream (binned values), else the source ([gates] baseline when given)
+    known = plan.error_baselines[str(after_tab)]
+    if g.max_linkage_success is not None and find_table(engine, known) is None:
+        report.notes.append(f"linkage gate of {after_tab} not proved again: the attacker's table {known} was a "
+                            "working table, dropped after the release (the manifest keeps the figure measured then)")
+    elif g.max_linkage_success is not None:
+        kept = {c.lower() for c in after_tab.column_names}
+        key = plan.key if plan.key and plan.key.lower() in kept else None
+        link = attack.linkage_attack(engine, str(after_tab), known, plan.qi, key=key).linkage
+        check = linkage_gate(report, link, g.max_linkage_success, where)
+        proof.sql[check.name] = linkage_sql(engine.dialect, after_tab, get_table(engine, known), plan.qi, key,
+                                            null_patterns(engine, after_tab, plan.qi))
+        realized = link.realized_share
+        proof.attacks.append(f"Linkage attack: an attacker who knows the quasi-identifiers of all {link.attackers:,} "
+                             f"people of {known} singles out {link.unique_matches:,} of them "
+                             f"({link.expected_share:.2%})" + (f"; {link.realized_correct:,} ({realized:.2%}) are the "
+                                                              "right person" if realized is not None else "")
+                             + f" (gate: at most {g.max_linkage_success:.2%}).")
 
 
 def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, table: str,
