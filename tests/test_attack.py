@@ -222,3 +222,46 @@ def test_api_refuses_bad_values_before_connecting():
         anonsql.reidentification_risk("/nonexistent.duckdb", "t", "q", sampling_fraction=1.5)
     with pytest.raises(AnonsqlError, match="max linkage success"):
         anonsql.linkage_attack("/nonexistent.duckdb", "p", "s", "q", max_linkage_success=-0.1)
+
+
+# ------------------------------------------------------------------ the release's attack gates
+
+def test_release_attack_gates_pass_and_refuse(engine, tmp_path):
+    from anonsql.data.loading import write_frame
+    from anonsql.errors import VerificationError
+    from tests.test_release_gates import _noshow, _spec
+
+    write_frame(engine, _noshow(), "noshow")
+    gates = "max_journalist_risk = 0.2\nmax_linkage_success = 0"
+    report = anonsql.release_run(_spec(tmp_path, gates=gates), engine)
+    checks = {c.name: c for c in report.checks}
+    linkage = checks["gate: linkage success <= 0 in noshow_pub"]
+    assert linkage.passed and "realized share of correct unique matches 0.0000%" in linkage.detail  # key kept
+    assert checks["gate: journalist risk <= 0.2 in noshow_pub"].passed
+    proof = report.proofs["noshow_pub"]
+    # the attacker knows the binned values (the table kanon read), so every person matches a published row
+    assert any(s.startswith("Linkage attack: an attacker who knows the quasi-identifiers of all 1,200 people of "
+                            "noshow_binned singles out 0 of them") for s in proof.attacks)
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "Linkage attack:" in page and "Journalist risk:" in page
+    # k = 1 publishes the people unique on (Gender, Age bin, Neighbourhood): the release refuses
+    with pytest.raises(VerificationError, match="gate: journalist risk <= 0.2 in noshow_k5: max 1/F_k = 1"):
+        anonsql.release_run(_k1_spec(tmp_path, gates), engine, replace=True)
+    with pytest.raises(VerificationError, match="gate: linkage success <= 0 in noshow_k5: realized share"):
+        anonsql.release_run(_k1_spec(tmp_path, "max_linkage_success = 0"), engine, replace=True)
+
+
+def _k1_spec(tmp_path, gates: str):
+    from tests.test_release_gates import _spec
+
+    path = _spec(tmp_path, protect=None, gates=gates)
+    path.write_text(path.read_text().replace("k = 5", "k = 1"))
+    return path
+
+
+def test_release_gates_are_numbers_from_0_to_1(tmp_path):
+    from anonsql.release import spec as spec_mod
+    from tests.test_release_gates import _spec
+
+    with pytest.raises(AnonsqlError, match=r"\[gates\] max_linkage_success must be a number from 0 to 1"):
+        spec_mod.load(_spec(tmp_path, gates="max_linkage_success = 1.5"))

@@ -191,6 +191,7 @@ def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:
             ("sample uniques", b.risk.sample_uniques, a.risk.sample_uniques)]
     h.append(_table(["figure", "before", "after", "definition"],
                     [[escape(n), _num(x), _num(y), _def(n)] for n, x, y in rows], "risk"))
+    h += [f'<p class="attack">{escape(s)}</p>' for s in proof.attacks]  # the attack gates, in plain words
     for d in a.sensitive:
         h.append(f"<p>Sensitive <code>{escape(d.column)}</code> after: distinct l-diversity {d.distinct_l}, "
                  f"t-closeness {d.t:.4g}. {_def('l-diversity')} {_def('t-closeness')}</p>")

@@ -129,7 +129,8 @@ def make_plan(engine: Engine, spec: Spec) -> PlanReport:
     g = spec.gates
     gates = {k: v for k, v in dict(k=g.k, l_diversity=g.l_diversity or None, t_closeness=g.t_closeness or None,
                                    max_risk=g.max_risk, max_suppressed=g.max_suppressed,
-                                   max_nb_error_loss=g.max_nb_error_loss).items() if v is not None}
+                                   max_nb_error_loss=g.max_nb_error_loss, max_journalist_risk=g.max_journalist_risk,
+                                   max_linkage_success=g.max_linkage_success).items() if v is not None}
     existing = [t for s in planned for t in s.outputs if find_table(engine, t) is not None]
     artefacts = {what: str(spec.artefact(what)) for what in spec.files}
     return PlanReport(table=str(src), spec=str(spec.path), name=spec.name, steps=planned, gate_tables=gate_tables,
@@ -143,7 +144,8 @@ def make_plan(engine: Engine, spec: Spec) -> PlanReport:
 def _declared(spec: Spec) -> bool:
     """Does the spec declare any gate (a figure that must hold)?"""
     g = spec.gates
-    return any(v is not None for v in (g.k, g.max_risk, g.max_suppressed, g.max_nb_error_loss)) or \
+    return any(v is not None for v in (g.k, g.max_risk, g.max_suppressed, g.max_nb_error_loss, g.max_journalist_risk,
+                                       g.max_linkage_success)) or \
         bool(g.l_diversity or g.t_closeness)
 
 

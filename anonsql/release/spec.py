@@ -64,7 +64,8 @@ _SECTIONS: dict[str, dict[str, str]] = {
     "source": {"db": "str", "table": "str", "key": "str", "qi": "names", "class": "str", "sensitive": "names"},
     "gates": {"table": "str", "baseline": "str", "qi": "names", "k": "int", "l_diversity": "int_map",
               "t_closeness": "number_map", "max_risk": "number", "max_suppressed": "number",
-              "max_nb_error_loss": "number", "folds": "int"},
+              "max_nb_error_loss": "number", "folds": "int", "max_journalist_risk": "number",
+              "max_linkage_success": "number", "population": "str", "population_weights": "str"},
     "outputs": {"dir": "str", "manifest": "str", "script": "str", "report": "str"},
 }
 _STEP_COMMON = {"kind": "str", "out": "str", "input": "str", "publish": "bool"}
@@ -137,6 +138,10 @@ class Gates:
     max_suppressed: float | None = None
     max_nb_error_loss: float | None = None
     folds: int = 5
+    max_journalist_risk: float | None = None  # the attack gates (anonsql.attack): max 1/F_k against
+    max_linkage_success: float | None = None  # `population` or `population_weights`; linkage's success
+    population: str | None = None
+    population_weights: str | None = None
 
 
 @dataclass(frozen=True)
@@ -198,13 +203,16 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
         if s.input and s.input not in ("source", *outs[: s.number - 1]):
             raise where.error("steps", s.number - 1, "input", f"{s.label}: input '{s.input}' is neither 'source' nor "
                               "the output of an earlier step")
-    for key, bound in (("max_risk", 1), ("max_suppressed", 1), ("max_nb_error_loss", 1)):
+    for key, bound in (("max_risk", 1), ("max_suppressed", 1), ("max_nb_error_loss", 1), ("max_journalist_risk", 1),
+                       ("max_linkage_success", 1)):
         if key in gates and not 0 <= gates[key] <= bound:
             raise where.error("gates", None, key, f"[gates] {key} must be a number from 0 to 1")
     g = Gates(gates.get("table"), gates.get("baseline"), names(gates["qi"]) if "qi" in gates else None,
               gates.get("k"), dict(gates.get("l_diversity", {})), {c: float(t) for c, t in
                                                                    gates.get("t_closeness", {}).items()},
-              gates.get("max_risk"), gates.get("max_suppressed"), gates.get("max_nb_error_loss"), gates.get("folds", 5))
+              gates.get("max_risk"), gates.get("max_suppressed"), gates.get("max_nb_error_loss"), gates.get("folds", 5),
+              gates.get("max_journalist_risk"), gates.get("max_linkage_success"), gates.get("population"),
+              gates.get("population_weights"))
     out_dir = path.parent / outputs.get("dir", f"{path.stem}.release")
     files = {"manifest": outputs.get("manifest", "manifest.json"), "script": outputs.get("script", "release.sql"),
              "report": outputs.get("report", "report.html"), "changes": "changes.json"}
