@@ -55,6 +55,12 @@ def bignum_as_decimal(datatype: exp.Expr) -> exp.Expr:
     return datatype
 
 
+def cte_without_hint(cte: exp.Expr) -> exp.Expr:
+    """`WITH x AS MATERIALIZED (...)`: Spark SQL has no such hint (it plans a CTE used twice itself)."""
+    cte.set("materialized", None)
+    return cte
+
+
 class AnonsqlSpark(Spark):
     """Spark SQL computing what the DuckDB text computes: sqlglot's Spark, whose own rewrites stay
     (a temporary table created AS SELECT becomes a temporary view, which anonsql.engine.spark
@@ -75,6 +81,8 @@ class AnonsqlSpark(Spark):
     'SELECT SUM(CAST(n AS DECIMAL(38, 0)))'
     >>> spark("SELECT GROUPING(a, b), GROUPING(a)")
     'SELECT GROUPING_ID(a, b), GROUPING(a)'
+    >>> spark("WITH x AS MATERIALIZED (SELECT 1 AS a) SELECT a FROM x")
+    'WITH x AS (SELECT 1 AS a) SELECT a FROM x'
     """
 
     #: node type -> the rewrite of such a node (it returns the node, changed or not, or its replacement)
@@ -82,6 +90,7 @@ class AnonsqlSpark(Spark):
         exp.Cast: round_before_integer_cast,
         exp.Grouping: grouping_mask,
         exp.DataType: bignum_as_decimal,
+        exp.CTE: cte_without_hint,
     }
 
     def generate(self, expression: exp.Expr, copy: bool = True, **opts: Any) -> str:
