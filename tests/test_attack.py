@@ -265,3 +265,18 @@ def test_release_gates_are_numbers_from_0_to_1(tmp_path):
 
     with pytest.raises(AnonsqlError, match=r"\[gates\] max_linkage_success must be a number from 0 to 1"):
         spec_mod.load(_spec(tmp_path, gates="max_linkage_success = 1.5"))
+
+
+def test_linkage_same_with_the_patterns_in_use_or_every_pattern(db, make_table, monkeypatch):
+    from anonsql.attack import stats
+
+    make_table("src", SOURCE)
+    make_table("pub", PUBLISHED)
+    every = anonsql.linkage_attack(db, "pub", "src", "q1,q2", key="id").linkage
+    monkeypatch.setattr(stats, "EVERY_PATTERN_UP_TO", 0)  # find the patterns in the published table
+    engine_patterns = stats.null_patterns
+    seen: list[list[str]] = []
+    monkeypatch.setattr(stats, "null_patterns", lambda *a: seen.append(engine_patterns(*a)) or seen[-1])
+    found = anonsql.linkage_attack(db, "pub", "src", "q1,q2", key="id").linkage
+    assert seen == [["00", "01", "10"]]  # (a,⊥) rows 1-2, (⊥,z) row 5 and (d,⊥) row 6 are ⊥ in one QI each
+    assert found == every

@@ -73,8 +73,17 @@ def _scalar(engine: Engine, name: str, **bindings: object) -> float:
     return float(engine.fetch_all(text, params)[0][0] or 0)
 
 
+#: Up to this many quasi-identifiers the linkage takes every ⊥ pattern (2^m branches, most of them
+#: empty, each probed by the few attacker classes of so few QIs) instead of a pass over the
+#: published table to find those in use.
+EVERY_PATTERN_UP_TO = 4
+
+
 def null_patterns(engine: Engine, published: Table, qi: Sequence[str]) -> list[str]:
-    """The ⊥ patterns in use in `published` over `qi` (sql/attack/null_patterns.sql)."""
+    """The ⊥ patterns in use in `published` over `qi` (sql/attack/null_patterns.sql); with few QIs
+    every pattern there could be."""
+    if len(qi) <= EVERY_PATTERN_UP_TO:
+        return sorted(format(i, f"0{len(qi)}b") for i in range(2 ** len(qi)))
     text, params = sql.render("attack/null_patterns", engine.dialect, published=published.expr,
                               pattern=sql.fragment("attack/null_pattern", col=sql.columns(published.resolve(qi))))
     return sorted(str(r[0]) for r in engine.fetch_all(text, params))
