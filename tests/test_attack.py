@@ -203,6 +203,9 @@ def test_gates_and_exit_codes(db, make_table, capsys):
     (["attack", "linkage", "--published", "pub", "--source", "src", "--qi", "q1", "--key", "q1"],
      "also a quasi-identifier"),
     (["attack", "linkage", "--published", "small", "--source", "src", "--qi", "q2"], "unknown column 'q2'"),
+    (["attack", "linkage", "--published", "numbers", "--source", "src", "--qi", "q1"],
+     "quasi-identifier q1 is text in src but integer in the published table numbers"),
+    (["risk", "--qi", "q1", "--population", "numbers"], "q1 is text in src but integer in the population table"),
     (["attack", "linkage", "--published", "pub", "--source", "src", "--qi", "q1", "--max-linkage-success", "2"],
      "--max-linkage-success"),
 ])
@@ -210,6 +213,7 @@ def test_bad_input_is_one_line_exit_2(db, make_table, capsys, argv, message):
     make_table("src", SOURCE)
     make_table("pub", PUBLISHED)
     make_table("small", {"q1": ["a"]})
+    make_table("numbers", {"q1": [1, 2, 3, 4, 5, 6, 7], "id": [1, 2, 3, 4, 5, 6, 7]})
     where = 1 if argv[0] == "risk" else 2
     argv = [*argv[:where], "--db", db, *(["--table", "src"] if argv[0] == "risk" else []), *argv[where:]]
     code = main(argv)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import validate
-from ..catalog import get_table
+from ..catalog import Table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from .job import LinkageReport, RiskReport, linkage, risk
@@ -25,7 +25,7 @@ def reidentification_risk(engine: Engine, table: str, qi: Sequence[str] | str, *
     qi_cols = validate.quasi_identifiers(tab, qi)
     pop = get_table(engine, population) if population else None
     if pop is not None:
-        pop.resolve(qi_cols)  # the population holds the same quasi-identifiers
+        _same_kinds(tab, pop, qi_cols, "population")
     weights = tab.column(population_weights).name if population_weights else None
     if weights is not None:
         if tab.column(weights).kind not in _NUMERIC:
@@ -44,7 +44,7 @@ def linkage_attack(engine: Engine, published: str, source: str, qi: Sequence[str
     """See anonsql.api.linkage_attack."""
     pub, src = get_table(engine, published), get_table(engine, source)
     qi_cols = validate.quasi_identifiers(src, qi)
-    pub.resolve(qi_cols)  # the published table holds them too
+    _same_kinds(src, pub, qi_cols, "published")
     if key is not None:
         key = src.column(key).name
         pub.resolve([key])
@@ -53,3 +53,12 @@ def linkage_attack(engine: Engine, published: str, source: str, qi: Sequence[str
     validate.rows(engine, pub)  # an empty published table: nothing to attack
     engine.expect_rows(validate.rows(engine, src))
     return linkage(engine, pub, src, qi_cols, key, max_linkage_success=max_linkage_success)
+
+
+def _same_kinds(table: Table, other: Table, qi: Sequence[str], what: str) -> None:
+    """`other` holds the quasi-identifiers of `table`, each of the same kind (values compare as equal)."""
+    for mine, theirs in zip(qi, other.resolve(qi)):
+        a, b = table.column(mine), other.column(theirs)
+        if a.kind != b.kind:
+            raise AnonsqlError(f"quasi-identifier {mine} is {a.kind} in {table} but {b.kind} in the {what} table "
+                               f"{other}: their values cannot be matched")
