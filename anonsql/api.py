@@ -19,7 +19,7 @@ from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, la
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
-    from .attack.job import LinkageReport, RiskReport
+    from .attack.job import DifferenceReport, LinkageReport, RiskReport
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
@@ -488,3 +488,16 @@ def linkage_attack(db: str | Engine, published: str, source: str, qi: Sequence[s
 
     with _open(db) as engine:
         return _attack.linkage_attack(engine, published, source, qi, key=key, max_linkage_success=max_linkage_success)
+
+
+@validate_params({"min_count": Interval(int, 1, None, label="min count")})
+def difference_attack(db: str | Engine, earlier: str, later: str, *, min_count: int = 3) -> DifferenceReport:
+    """The differencing attack on two safe tables published by `safe_table` over the same cells,
+    the later one counting the earlier's rows and rows added since (this month's cumulative table
+    and last month's): the tables' attacker LP over both at once. `ok` says the pair recomputes no
+    primary cell of either table exactly, and no cell of the added rows to a count below
+    `min_count`. Reports the exposed cells' labels, never their values."""
+    from .attack import entry as _attack
+
+    with _open(db) as engine:
+        return _attack.difference_attack(engine, earlier, later, min_count=min_count)

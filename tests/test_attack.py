@@ -284,3 +284,53 @@ def test_linkage_same_with_the_patterns_in_use_or_every_pattern(db, make_table, 
     found = anonsql.linkage_attack(db, "pub", "src", "q1,q2", key="id").linkage
     assert seen == [["00", "01", "10"]]  # (a,⊥) rows 1-2, (⊥,z) row 5 and (d,⊥) row 6 are ⊥ in one QI each
     assert found == every
+
+
+# ------------------------------------------------------------------ differencing two safe tables
+
+def _counts(engine, name: str, counts: dict[str, int]) -> None:
+    import pandas as pd
+
+    from anonsql.data.loading import write_frame
+
+    write_frame(engine, pd.DataFrame({"a": [v for v, n in counts.items() for _ in range(n)]}), name)
+
+
+def test_difference_of_two_monthly_tables_exposes_the_added_row(db, engine):
+    """January's and January-February's counts, each safe alone (no cell below 1 hidden): their
+    difference is February's table, whose x holds one person."""
+    _counts(engine, "jan", {"x": 5, "y": 5})
+    _counts(engine, "janfeb", {"x": 6, "y": 5})
+    _counts(engine, "janfeb_fixed", {"x": 8, "y": 5})  # February adds 3 rows in x: no small count
+    for name in ("jan", "janfeb", "janfeb_fixed"):
+        anonsql.safe_table(db, name, "a", min_count=1, out=f"t_{name}")
+    r = anonsql.difference_attack(db, "t_jan", "t_janfeb")
+    assert not r and r.exposed == [] and sorted(map(str, (c["labels"][0] for c in r.exposed_added))) == \
+        ["Total", "x"]  # February's x and its total: one row each
+    assert anonsql.difference_attack(db, "t_jan", "t_janfeb_fixed")
+    assert "value" not in json.dumps(r.to_dict()["exposed_added"])  # labels only, never the count
+
+
+def test_the_same_rows_published_twice_with_other_secondaries_pin_the_primary(db, engine):
+    """x = 1 is a primary; y (first release) or z (second) its secondary: x + y = 5 and x + z = 6,
+    each alone leaves x in [0, 5] or [0, 6]; together (no row added: the totals agree) x = 1."""
+    _counts(engine, "month", {"x": 1, "y": 4, "z": 5})
+    anonsql.safe_table(db, "month", "a", min_count=3, publish="a=z", out="first")
+    anonsql.safe_table(db, "month", "a", min_count=3, publish="a=y", out="second")
+    assert anonsql.audit_table(db, "first") and anonsql.audit_table(db, "second")
+    r = anonsql.difference_attack(db, "first", "second")
+    assert not r and r.primaries == 2
+    assert sorted((c["table"], c["labels"][0]) for c in r.exposed) == [("first", "x"), ("second", "x")]
+
+
+def test_difference_bad_input(db, engine, make_table, capsys):
+    _counts(engine, "month", {"x": 3, "y": 4})
+    anonsql.safe_table(db, "month", "a", min_count=3, out="pub")
+    make_table("other", {"b": ["x"], "grouping_id": [0], "level": [0], "value": [1], "status": ["published"],
+                         "lower": [1], "upper": [1]})
+    for argv, message in [(["--earlier", "month", "--later", "pub"], "not a published table of 'anonsql tables'"),
+                          (["--earlier", "pub", "--later", "other"], "other dimensions"),
+                          (["--earlier", "pub", "--later", "pub", "--min-count", "0"], "--min-count")]:
+        code = main(["attack", "difference", "--db", db, *argv])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

@@ -56,6 +56,7 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "release_run": ((str(files["spec"]), db), {}),
         "reidentification_risk": ((db, "t", "a,b"), {}),
         "linkage_attack": ((db, "t", "t", "a,b"), {}),
+        "difference_attack": ((db, "t", "t"), {}),
     }
 
 

@@ -10,7 +10,7 @@ from .. import validate
 from ..catalog import Table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from .job import LinkageReport, RiskReport, linkage, risk
+from .job import DifferenceReport, LinkageReport, RiskReport, difference, linkage, risk
 
 _NUMERIC = ("integer", "float", "decimal")
 
@@ -62,3 +62,20 @@ def _same_kinds(table: Table, other: Table, qi: Sequence[str], what: str) -> Non
         if a.kind != b.kind:
             raise AnonsqlError(f"quasi-identifier {mine} is {a.kind} in {table} but {b.kind} in the {what} table "
                                f"{other}: their values cannot be matched")
+
+
+def difference_attack(engine: Engine, earlier: str, later: str, *, min_count: int = 3) -> DifferenceReport:
+    """See anonsql.api.difference_attack."""
+    from ..tables.rewrite import PUBLISHED
+
+    tabs = [get_table(engine, earlier), get_table(engine, later)]
+    dims = []
+    for tab in tabs:
+        missing = [c for c in PUBLISHED if c not in tab.column_names]
+        if missing:
+            raise AnonsqlError(f"{tab} is not a published table of 'anonsql tables' (no column {', '.join(missing)})")
+        dims.append([c for c in tab.column_names if c not in PUBLISHED])
+    if [d.lower() for d in dims[0]] != [d.lower() for d in dims[1]]:
+        raise AnonsqlError(f"{tabs[0]} and {tabs[1]} have other dimensions ({', '.join(dims[0])} / "
+                           f"{', '.join(dims[1])}): the difference attack needs two tables of the same cells")
+    return difference(engine, tabs[0], tabs[1], dims[0], min_count)

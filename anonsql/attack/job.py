@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ..catalog import Table
 from ..data.risk import Reidentification, reidentification
@@ -125,4 +125,58 @@ def linkage(engine: Engine, published: Table, source: Table, qi: Sequence[str], 
                             "dropped or changed beyond suppression)")
     if max_linkage_success is not None:
         verify.linkage_gate(report, report.linkage, max_linkage_success)
+    return report
+
+
+@dataclass(kw_only=True)
+class DifferenceReport(Report):
+    """The differencing attack on two published safe tables of overlapping rows: what the pair
+    gives away that each table keeps (labels only: a pinned cell's value is the secret itself)."""
+
+    PROVES: ClassVar[bool] = False
+
+    later: str
+    dims: list[str]
+    min_count: int
+    primaries: int  # hidden cells attacked: primaries of both tables (every hidden cell without a private audit)
+    exposed: list[dict[str, Any]] = field(default_factory=list)  # {"table", "labels", "grouping_id"}
+    exposed_added: list[dict[str, Any]] = field(default_factory=list)  # cells of the added rows, 0 < count < n
+
+    def lines(self) -> list[str]:
+        lines = [f"difference attack on {self.table} and {self.later} (the later table counts the earlier's rows "
+                 f"and rows added since), dimensions {', '.join(self.dims)}: {self.primaries:,} primary cells",
+                 f"  primary cells the pair recomputes exactly: {len(self.exposed):,}",
+                 f"  cells of the added rows recomputed exactly with a count below {self.min_count}: "
+                 f"{len(self.exposed_added):,}"]
+        lines += [f"    {c['table']}: {', '.join(map(str, c['labels']))}" for c in [*self.exposed,
+                                                                                  *self.exposed_added][:20]]
+        return lines
+
+
+def difference(engine: Engine, earlier: Table, later: Table, dims: Sequence[str], min_count: int) -> DifferenceReport:
+    """The tables' attacker (anonsql.tables.verify.attack) over both published tables at once."""
+    from ..tables import verify as tables_verify
+
+    report = DifferenceReport(table=str(earlier), later=str(later), dims=list(dims), min_count=min_count,
+                              primaries=0)
+    combined, part = stats.difference_cells(earlier, later, dims)
+    with report.timed("attack"):
+        own = {"earlier": stats.primaries(engine, earlier, dims), "later": stats.primaries(engine, later, dims)}
+        targets = {(labels + ("earlier",), 2 * g) for labels, g in own["earlier"]} | \
+            {(labels + (None,), 2 * g + 1) for labels, g in own["later"]} | \
+            {(labels + ("added",), 2 * g) for labels, g in stats.cells(engine, later, dims)}
+        report.primaries = len(own["earlier"]) + len(own["later"])
+        result = tables_verify.attack(engine, combined, [*dims, part], None, targets)
+    for cell in result.pinned():
+        where, labels = cell.labels[-1], list(cell.labels[:-1])
+        if where == "added":
+            if 0 < round(cell.lower) < min_count:
+                report.exposed_added.append({"table": f"{later} - {earlier}", "labels": labels,
+                                             "grouping_id": cell.grouping_id // 2})
+        else:
+            report.exposed.append({"table": str(earlier if where == "earlier" else later), "labels": labels,
+                                   "grouping_id": cell.grouping_id // 2})
+    report.check("the pair exposes no primary cell and no small count of the added rows",
+                 not report.exposed and not report.exposed_added, "attack/difference_cells",
+                 f"{len(report.exposed)} primaries, {len(report.exposed_added)} added cells recomputable exactly")
     return report

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from .. import sql
-from ..catalog import Table
+from ..catalog import Table, find_table
 from ..engine import Engine
 
 
@@ -119,3 +119,48 @@ def linkage_counts(engine: Engine, published: Table, source: Table, qi: Sequence
     """(m, attackers, classes, correct) per number of candidates m (sql/attack/linkage.sql)."""
     text = linkage_sql(engine.dialect, published, source, qi, key, null_patterns(engine, published, qi))
     return [(int(m), int(a), int(c), int(x)) for m, a, c, x in engine.fetch_all(text)]
+
+
+@dataclass(frozen=True)
+class _Relation(Table):
+    """A relation read like a table (the attacker of anonsql.tables reads `out.expr` only)."""
+
+    relation: exp.Expr | None = None
+
+    @property
+    def expr(self) -> exp.Table:
+        return self.relation  # type: ignore[return-value]  # a subquery where a table name goes
+
+
+def difference_cells(earlier: Table, later: Table, dims: Sequence[str]) -> tuple[Table, str]:
+    """The two published tables as one (sql/attack/difference_cells.sql) and its extra dimension's name."""
+    part = sql.unused_ident("part", list(dims))
+    relation = sql.subquery("attack/difference_cells", "pair", earlier=earlier.expr, later=later.expr,
+                            label=sql.columns(earlier.resolve(dims)), later_label=sql.columns(later.resolve(dims)),
+                            part=part)
+    return _Relation(earlier.schema, f"{earlier} and {later}", (), relation=relation), part.name
+
+
+def primaries(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int]]:
+    """The primary cells (labels, grouping id) of a published safe table: from its private audit
+    (sql/tables/private_primaries.sql) when it exists, else every hidden cell."""
+    from ..tables.job import PRIVATE_AUDIT
+
+    audit = find_table(engine, sql.TableName(f"{published.name}{PRIVATE_AUDIT}", published.schema))
+    if audit is not None:
+        text, params = sql.render("tables/private_primaries", engine.dialect, audit=audit.expr,
+                                  label=sql.columns(audit.resolve(dims)))
+        return [(tuple(r[:-1]), int(r[-1])) for r in engine.fetch_all(text, params)]
+    return [(labels, g) for labels, g, value in _cells(engine, published, dims) if value is None]
+
+
+def cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int]]:
+    """Every cell (labels, grouping id) of a published safe table."""
+    return [(labels, g) for labels, g, _ in _cells(engine, published, dims)]
+
+
+def _cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int, object]]:
+    text, params = sql.render("tables/published_cells", engine.dialect, out=published.expr,
+                              label=sql.columns(published.resolve(dims)))
+    n = len(dims)
+    return [(tuple(r[:n]), int(r[n]), r[n + 2]) for r in engine.fetch_all(text, params)]

@@ -1,5 +1,5 @@
-"""Commands that measure what an attacker can do with a published table: `risk` (re-identification
-risk models) and the `attack` group (`attack linkage`)."""
+"""Commands that measure what an attacker can do with what is published: `risk` (re-identification
+risk models) and the `attack` group (`attack linkage`, `attack difference`)."""
 
 from __future__ import annotations
 
@@ -78,6 +78,26 @@ def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_
     """
     return options.finish(api.linkage_attack(db, published, source, qi, key=key,
                                              max_linkage_success=max_linkage_success), as_json, check=True)
+
+
+@attack.command(epilog="example: anonsql attack difference --db demo.duckdb --earlier counts_jan "
+                "--later counts_jan_feb --min-count 3")
+@options.db
+@click.option("--earlier", required=True, metavar="TABLE", help="a safe table published by 'anonsql tables'")
+@click.option("--later", required=True, metavar="TABLE", help="a safe table of the same cells counting the earlier "
+              "one's rows and rows added since (e.g. this month's cumulative table)")
+@click.option("--min-count", type=click.IntRange(min=1), default=3, show_default=True, metavar="N",
+              help="a cell of the added rows recomputed exactly with a count from 1 to N-1 is exposed")
+@options.as_json
+def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool) -> int:
+    """Attack two published safe tables together (differencing).
+
+    The attacker's LP of 'tables audit' over both tables at once: the earlier table's cells, and
+    the later one's as the earlier rows plus the added rows. Exit 1 when the pair recomputes a
+    primary cell of either table exactly, or a cell of the added rows to a count from 1 to
+    --min-count - 1. Reports the exposed cells' labels, never their values.
+    """
+    return options.finish(api.difference_attack(db, earlier, later, min_count=min_count), as_json, check=True)
 
 
 COMMANDS: list[click.Command] = [risk, attack]
