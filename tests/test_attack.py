@@ -334,3 +334,25 @@ def test_difference_bad_input(db, engine, make_table, capsys):
         code = main(["attack", "difference", "--db", db, *argv])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_release_refuses_when_its_safe_table_and_a_previous_one_pin_a_primary(db, engine, tmp_path):
+    from anonsql.errors import VerificationError
+
+    _counts(engine, "month", {"x": 1, "y": 4, "z": 5})
+    spec = tmp_path / "month.toml"
+    text = ('[release]\nprevious = ["{previous}"]\n\n[source]\ntable = "month"\nqi = ["a"]\n\n'
+            '[[steps]]\nkind = "tables"\ndims = ["a"]\nmin_count = 3\nout = "counts"\n\n'
+            '[outputs]\ndir = "out"\n')
+    anonsql.safe_table(db, "month", "a", min_count=3, out="natural")  # the secondary the release will choose too
+    spec.write_text(text.format(previous="natural"))
+    report = anonsql.release_run(spec, db)
+    assert [c.passed for c in report.checks if c.name == "gate: natural and counts published together expose "
+            "nothing"] == [True]
+    hidden = {r[0] for r in engine.fetch_all("SELECT a FROM counts WHERE status = 'suppressed'")}
+    other = ({"y", "z"} - hidden).pop()  # force the other secondary on the earlier table
+    anonsql.safe_table(db, "month", "a", min_count=3, publish=f"a={sorted(hidden - {'x'})[0]}", out="forced")
+    assert {r[0] for r in engine.fetch_all("SELECT a FROM forced WHERE status = 'suppressed'")} == {"x", other}
+    spec.write_text(text.format(previous="forced"))
+    with pytest.raises(VerificationError, match="gate: forced and counts published together expose nothing"):
+        anonsql.release_run(spec, db, replace=True)

@@ -60,7 +60,7 @@ _TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 _SECTIONS: dict[str, dict[str, str]] = {
-    "release": {"name": "str", "seed": "int"},
+    "release": {"name": "str", "seed": "int", "previous": "names"},
     "source": {"db": "str", "table": "str", "key": "str", "qi": "names", "class": "str", "sensitive": "names"},
     "gates": {"table": "str", "baseline": "str", "qi": "names", "k": "int", "l_diversity": "int_map",
               "t_closeness": "number_map", "max_risk": "number", "max_suppressed": "number",
@@ -155,6 +155,7 @@ class Spec:
     gates: Gates
     out_dir: Path
     files: dict[str, str]  # manifest / script / report / changes -> file name (artefact_path places it)
+    previous: list[str] = field(default_factory=list)  # safe tables published before: attacked with this release's
 
     def artefact(self, what: str) -> Path:
         return self.out_dir / artefact_path(what, self.files[what])
@@ -223,7 +224,7 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
             raise where.error("outputs", None, what, f"[outputs] {what} must be a plain file name of its own, got "
                               f"{name!r} (the script goes to {PRIVATE_DIR}/ by itself)")
     return Spec(path, sha256, release.get("name", path.stem), release.get("seed", 0), source, steps, g, out_dir,
-                files)
+                files, names(release.get("previous")))
 
 
 def _published(where: _Where, steps: list[Step]) -> list[Step]:

@@ -77,7 +77,28 @@ def prove_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport,
             report.notes.append(f"gates on {table} not proved again: a working table, dropped after the release")
             continue
         proofs[table] = _prove_table(engine, report, spec, plan, before, found or get_table(engine, table), progress)
+    previous_gates(engine, report, spec, plan)
     return proofs
+
+
+def previous_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport) -> None:
+    """[release] previous: each safe table published before, attacked together with each safe table
+    of this release over the same cells (`anonsql attack difference`): the release refuses to ship
+    when a pair recomputes a primary, or a small count of the rows added since."""
+    for earlier in spec.previous:
+        before = get_table(engine, earlier)
+        paired = False
+        for step in plan.steps:
+            out = find_table(engine, step.outputs[0]) if step.kind == "tables" and step.publish else None
+            if out is None or sorted(c.lower() for c in out.column_names) != \
+                    sorted(c.lower() for c in before.column_names):
+                continue
+            paired = True
+            found = attack.difference_attack(engine, str(before), str(out))
+            report.check(f"gate: {before} and {out} published together expose nothing", found.ok,
+                         "attack/difference_cells", found.checks[0].detail)
+        if not paired:
+            report.notes.append(f"[release] previous {before}: no safe table of this release has its cells")
 
 
 def _sensitive(spec: Spec) -> list[str]:
