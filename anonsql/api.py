@@ -171,14 +171,16 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         changes=changes)
 
 
-@validate_params({"replace": bool})
+@validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
-                replace: bool = False) -> BinReport:
-    """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
+                replace: bool = False, emit_sql: str | None = None, execute: bool = True) -> BinReport:
+    """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles).
+    `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
     from .data import binning
 
+    validate.dry_run(execute, emit_sql)
     with _open(db) as engine:
-        return binning.bin_table(engine, table, specs, out, replace=replace)
+        return binning.bin_table(engine, table, specs, out, replace=replace, emit_sql=emit_sql, execute=execute)
 
 
 @validate_params({"qi": Names(), "folds": Interval(int, 2, None), "seed": SEED, "classifiers": NAMES,

@@ -65,9 +65,22 @@ def qi(required: bool = True) -> Callable[[F], F]:
     return click.option("--qi", required=required, metavar="COLS", help="comma-separated quasi-identifier columns")
 
 
+#: The options of every command, declared here once: --json, --quiet, --report (parameters
+#: as_json, quiet, report_file). tests/test_cli_options.py walks the command tree for them.
+shared = _compose(as_json, quiet, report)
+SHARED = ("as_json", "quiet", "report_file")
+#: ... and of every command that rewrites a table into a new one: --emit-sql, --dry-run, --replace.
+WRITING = ("emit_sql", "dry_run", "replace")
+
+
 def common(with_table: bool = True) -> Callable[[F], F]:
-    """--db, --table (unless `with_table` is False) and --json: every command has them."""
-    return _compose(db, *([table()] if with_table else []), as_json)
+    """--db, --table (unless `with_table` is False) and the shared options: every command has them."""
+    return _compose(db, *([table()] if with_table else []), shared)
+
+
+def replace(what: str = "the output") -> Callable[[F], F]:
+    """--replace: replace `what` if present."""
+    return click.option("--replace", is_flag=True, help=f"replace {what} if present")
 
 
 def output(default: str, in_place: bool = True) -> Callable[[F], F]:
@@ -77,7 +90,7 @@ def output(default: str, in_place: bool = True) -> Callable[[F], F]:
         opts.append(click.option("--in-place", is_flag=True,
                                  help="rewrite the source table in one transaction (excludes --out), then scrub "
                                       "its old values from the database (DuckDB: the file is rebuilt)"))
-    opts.append(click.option("--replace", is_flag=True, help="replace the output if it exists"))
+    opts.append(replace())
     return _compose(*opts)
 
 

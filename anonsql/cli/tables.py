@@ -103,8 +103,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 @options.common(with_table=False)
 @click.option("--published", required=True, metavar="TABLE", help="a table written by 'anonsql tables'")
 @click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="the stored taxonomies it was published with")
-@options.report
-def audit(db: str, as_json: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
+def audit(db: str, as_json: bool, quiet: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
     """Re-run the attacker's LP on a published table; exit 1 if a primary cell is pinned.
 
     Rebuilds the attack from the published rows alone (labels, grouping ids, values) and the
