@@ -70,9 +70,6 @@ class Engine(Protocol):
     #: Speed: each dictionary lookup of a row is a hash join of every row (PostgreSQL), so kanon's
     #: write-back matches rows to decisions by value, not by dictionary code, where it can.
     matches_by_value: bool
-    #: Speed: GROUPING SETS cost a sort each (PostgreSQL), so counts per attribute and pair are
-    #: summed from the distinct tuples of one hash aggregation instead (protect/stats.py).
-    sorts_grouping_sets: bool
     #: Speed: a value dictionary reads the grouped relation S itself (DuckDB), not the distinct
     #: values of all columns gathered in one pass over S first (sql/common/column_values.sql).
     dictionaries_read_groups: bool

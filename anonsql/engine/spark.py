@@ -190,7 +190,6 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     rename_qualified = True
     plans_from_statistics = False
     matches_by_value = False
-    sorts_grouping_sets = False
     dictionaries_read_groups = False
     broadcast_hints = True
     reads_csv = False
