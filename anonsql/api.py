@@ -97,7 +97,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         qi_cols = tab.resolve(validate.names(qi))
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
-        rows = validate.rows(engine, tab)
+        rows = validate.rows(engine, tab, empty=True)
         engine.expect_rows(rows)
         return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, float(risk_threshold))
 
@@ -117,8 +117,12 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         qi_cols = validate.quasi_identifiers(tab, qi)
         ls = dict(zip(_sensitive(tab, list(ls), qi_cols), ls.values()))
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
-        engine.expect_rows(validate.rows(engine, tab))
+        rows = validate.rows(engine, tab, empty=True)
+        engine.expect_rows(rows)
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
+        if not rows:
+            report.notes.append(f"table {tab} is empty: no row to re-identify, so every check holds")
+            return report
         report.risk = risk.reidentification(engine, tab, qi_cols, float(risk_threshold))
         for col in dict.fromkeys([*ls, *ts]):
             d = risk.diversity(engine, tab, qi_cols, col, l_required=int(ls[col]) if col in ls else None,
