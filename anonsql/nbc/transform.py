@@ -33,8 +33,8 @@ def validate(view: Viewset, classes: Sequence[str] = (), attrs: Sequence[str] = 
         for c in range(view.classes):
             if not attr or max(row[c] for row in attr) <= 0:
                 cls = f"class {classes[c]!r}" if c < len(classes) else f"class #{c}"
-                attr = f"attribute {attrs[i]!r}" if i < len(attrs) else f"attribute #{i}"
-                raise AnonsqlError(f"{cls} has no non-NULL value in {attr}: every class needs a known value in "
+                column = f"attribute {attrs[i]!r}" if i < len(attrs) else f"attribute #{i}"
+                raise AnonsqlError(f"{cls} has no non-NULL value in {column}: every class needs a known value in "
                                    "every attribute (leave the attribute out of --attrs, or fill its NULLs)")
 
 
