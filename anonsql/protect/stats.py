@@ -180,6 +180,7 @@ def _from_tuples(tuples: pa.Table, place: list[int], both: list[int], single: li
     for k, j in zip(place, both):
         codes, uniques = pd.factorize(tuples.column(k).to_pandas(), use_na_sentinel=True)
         coded[j] = (codes.astype(np.int64), _texts(uniques))
+    distinct = {j: len(set(labels)) == len(labels) for j, (_, labels) in coded.items()}  # texts may coincide
     for j, (codes, labels) in coded.items():
         sums = np.bincount(codes + 1, weights=n, minlength=len(labels) + 1).astype(np.int64).tolist()
         for v, count in zip([None, *labels], sums):
@@ -195,10 +196,13 @@ def _from_tuples(tuples: pa.Table, place: list[int], both: list[int], single: li
         else:
             keys, at = np.unique(combined, return_inverse=True)
             sums = np.bincount(at.reshape(-1), weights=weights, minlength=len(keys)).astype(np.int64).tolist()
+        pairs = zip(map(li.__getitem__, (keys // len(lj)).tolist()), map(lj.__getitem__, (keys % len(lj)).tolist()))
         into = joint[(i, j)]
-        for a, b, count in zip(map(li.__getitem__, (keys // len(lj)).tolist()),
-                               map(lj.__getitem__, (keys % len(lj)).tolist()), sums):
-            into[(a, b)] = into.get((a, b), 0) + count
+        if not into and distinct[i] and distinct[j]:  # one text per code: each pair once, built in C
+            into.update(zip(pairs, sums))
+            continue
+        for pair, count in zip(pairs, sums):
+            into[pair] = into.get(pair, 0) + count
 
 
 def _texts(uniques: Any) -> list[str | None]:
