@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
+    from .data.look import RowsReport
     from .data.profile import ProfileReport
     from .evaluate.job import EvaluationReport
     from .features.job import AcReport, BinarizeReport, FeaturesReport
@@ -457,3 +458,22 @@ def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] |
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy
     with _open(db) as engine:
         return _tables_job.audit(engine, get_table(engine, published), trees)
+
+
+@validate_params({"limit": Interval(int, 0, None, label="limit")})
+def show_table(db: str | Engine | Any, table: str, *, limit: int = 20) -> RowsReport:
+    """A quick look (`anonsql show`): the first `limit` rows of `table`, as stored."""
+    from .data import look
+
+    with _open(db) as engine:
+        return look.show_table(engine, table, limit)
+
+
+@validate_params({"limit": Interval(int, 0, None, label="limit")})
+def read_query(db: str | Engine | Any, query: str, *, limit: int = 100) -> RowsReport:
+    """The rows of one read-only query (`anonsql sql`), at most `limit`: a query that would write
+    is refused before it runs, and the accepted one runs in a transaction rolled back after."""
+    from .data import look
+
+    with _open(db) as engine:
+        return look.read_query(engine, query, limit)

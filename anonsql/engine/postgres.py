@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from .. import sql
 from ..errors import AnonsqlError, DatabaseError, first_line, redact
-from .base import Scrubbed, Traced, target_names
+from .base import Closing, Scrubbed, Traced, target_names
 
 #: The session's work_mem when the server's is left at its default (sql/common/work_mem.sql).
 WORK_MEM, WORK_MEM_BYTES = "256MB", 256 * 1024 * 1024
@@ -35,7 +35,7 @@ OUT_OF_REACH = ("the WAL (and any WAL archive), base backups, replicas and their
                 "and the disk blocks of the files PostgreSQL dropped")
 
 
-class PostgresEngine(Traced):  # Traced: the tracer hook, Engine.tracer
+class PostgresEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; Closing: `with`
     """Runs anonsql's SQL on a PostgreSQL server, autocommit outside `transaction()`."""
 
     dialect = "postgres"
