@@ -87,3 +87,16 @@ def test_dry_run_of_bin_needs_emit_sql(capsys, db, small, engine):
                        "--dry-run")
     assert code == 2 and "--dry-run needs --emit-sql" in err and len(err.strip().splitlines()) == 1
     assert catalog.find_table(engine, "binned") is None
+
+
+def test_the_quick_starts_kanon_warns_about_id_once(capsys, db, make_table):
+    """One warning per finding, in one place: the summary in text mode (it was also on stderr);
+    stderr with --json, where the summary is data."""
+    make_table("t", {"id": list(range(12)), "zip": ["1", "2"] * 6, "sex": ["F", "M", "M"] * 4,
+                     "cls": ["a", "b", "b", "a"] * 3})
+    base = ["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "2", "--out", "t2"]
+    code, out, err = run(capsys, *base)
+    assert code == 0 and (out + err).count("column 'id' is unique") == 1 and "WARNING: column 'id'" in out
+    code, out, err = run(capsys, *base, "--replace", "--json")
+    assert code == 0 and err.count("WARNING: column 'id' is unique") == 1
+    assert json.loads(out)["warnings"][0].startswith("column 'id' is unique")

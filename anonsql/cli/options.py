@@ -110,22 +110,27 @@ def execute(dry_run: bool, emit_sql: str | None) -> bool:
 
 
 def progress(quiet: bool) -> Progress:
-    """The progress sink of a command: throttled lines on stderr; with --quiet only the privacy
-    warnings (`WARNING: ...`, anonsql.report.Report.warn), which nothing silences."""
-    return _Progress(quiet)
+    """The progress sink of a command: throttled lines on stderr (none with --quiet). A privacy
+    warning (`WARNING: ...`, anonsql.report.Report.warn) is said in one place: the text summary
+    prints it, so stderr says it only when the summary is JSON (--json), --quiet or not."""
+    ctx = click.get_current_context(silent=True)
+    return _Progress(quiet, warnings=bool(ctx is not None and ctx.params.get("as_json")))
 
 
 class _Progress:
     """Progress lines on stderr, at most one per second for a loop's frequent reports
-    (lines starting with two spaces); stage lines always pass; `quiet` keeps privacy warnings only."""
+    (lines starting with two spaces); stage lines always pass; `quiet` drops them all;
+    privacy warnings pass when `warnings` (the summary will not print them)."""
 
-    def __init__(self, quiet: bool = False) -> None:
+    def __init__(self, quiet: bool = False, warnings: bool = True) -> None:
         self._last = 0.0
         self._quiet = quiet
+        self._warnings = warnings
 
     def __call__(self, message: str) -> None:
         if message.startswith(WARNING):
-            sys.stderr.write(message + "\n")
+            if self._warnings:
+                sys.stderr.write(message + "\n")
             return
         if self._quiet:
             return
