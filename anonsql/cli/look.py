@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from .. import api
@@ -9,7 +12,7 @@ from . import options
 from .app import Command
 
 
-def _limit(default: int) -> click.Option:
+def _limit(default: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return click.option("--limit", type=click.IntRange(min=0), default=default, show_default=True, metavar="N",
                         help="show at most N rows")
 

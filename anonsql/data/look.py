@@ -74,9 +74,9 @@ def read_only(engine: Engine, query: str) -> exp.Query:
     if len(statements) != 1:
         raise AnonsqlError(f"give one query, not {len(statements)} statements")
     (tree,) = statements
-    writes = tree if not isinstance(tree, exp.Query) else tree.find(*_WRITES)
-    if writes is not None:
-        raise AnonsqlError(f"anonsql sql only reads: {writes.key.upper()} refused (run writes with your "
+    writes = tree.find(*_WRITES) if isinstance(tree, exp.Query) else tree
+    if writes is not None or not isinstance(tree, exp.Query):
+        raise AnonsqlError(f"anonsql sql only reads: {(writes or tree).key.upper()} refused (run writes with your "
                            "database's own client)")
     return tree
 
