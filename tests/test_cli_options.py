@@ -100,3 +100,15 @@ def test_the_quick_starts_kanon_warns_about_id_once(capsys, db, make_table):
     code, out, err = run(capsys, *base, "--replace", "--json")
     assert code == 0 and err.count("WARNING: column 'id' is unique") == 1
     assert json.loads(out)["warnings"][0].startswith("column 'id' is unique")
+
+
+def test_kanons_binning_advice_is_said_once(capsys, db, make_table, monkeypatch):
+    """The near-unique quasi-identifier's advice is a note of the summary; stderr no longer repeats it."""
+    from anonsql.kanon import stats
+
+    monkeypatch.setattr(stats, "MANY_VALUES", 3)
+    make_table("t", {"age": [20, 21, 22, 23, 24, 25] * 2, "sex": ["F", "M"] * 6, "cls": ["a", "b", "b"] * 4})
+    code, out, err = run(capsys, "kanon", "--db", db, "--table", "t", "--qi", "age,sex", "--class", "cls", "--k", "2",
+                         "--out", "t2")
+    assert code == 0 and (out + err).count("quasi-identifier 'age' has 6 distinct values") == 1
+    assert "note: quasi-identifier 'age'" in out

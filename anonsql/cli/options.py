@@ -120,14 +120,50 @@ def progress(quiet: bool) -> Progress:
 class _Progress:
     """Progress lines on stderr, at most one per second for a loop's frequent reports
     (lines starting with two spaces); stage lines always pass; `quiet` drops them all;
-    privacy warnings pass when `warnings` (the summary will not print them)."""
+    privacy warnings pass when `warnings` (the summary will not print them). On a terminal a
+    loop's counts (anonsql.progress.tick) are a progress bar instead of its lines."""
+
+    #: the least time between two redraws of a bar, in seconds
+    REDRAW = 0.2
 
     def __init__(self, quiet: bool = False, warnings: bool = True) -> None:
         self._last = 0.0
         self._quiet = quiet
         self._warnings = warnings
+        self._bar: Any = None  # the open click progress bar, its loop's name, steps shown, start and last draw
+        self._what, self._shown, self._start, self._drawn = "", 0, 0.0, 0.0
+
+    def count(self, what: str, done: int, total: int) -> bool:
+        """Draw `done` of `total` for the loop `what` as a bar on stderr; False (say the line
+        instead) when quiet or stderr is no terminal; the loop's last count then always gets its
+        line (the once-a-second throttle dropped it)."""
+        if self._quiet or not sys.stderr.isatty():
+            if done >= total:
+                self._last = 0.0
+            return False
+        now = time.monotonic()
+        if self._bar is None or what != self._what:
+            self._close()
+            self._bar = click.progressbar(length=max(total, 1), label=what, file=sys.stderr, show_pos=True,
+                                          show_eta=True, item_show_func=lambda rate: rate)
+            self._bar.__enter__()
+            self._what, self._shown, self._start, self._drawn = what, 0, now, 0.0
+        if done > self._shown and (now - self._drawn >= self.REDRAW or done >= total):
+            elapsed = now - self._start
+            self._bar.update(done - self._shown, f"{done / elapsed:,.0f}/s" if elapsed >= self.REDRAW else "")
+            self._shown, self._drawn = done, now
+        if done >= total:
+            self._close()
+        return True
+
+    def _close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
     def __call__(self, message: str) -> None:
+        if not message.startswith("  "):
+            self._close()  # a stage line or a warning: the loop's bar is over
         if message.startswith(WARNING):
             if self._warnings:
                 sys.stderr.write(message + "\n")
