@@ -54,6 +54,8 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "safe_table": ((db, "t", "a,b"), {}),
         "audit_table": ((db, "pub"), {}),
         "release_run": ((str(files["spec"]), db), {}),
+        "show_table": ((db, "t"), {}),
+        "read_query": ((db, "SELECT * FROM t"), {}),
     }
 
 
