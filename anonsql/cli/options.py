@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -132,11 +133,16 @@ class _Progress:
         self._warnings = warnings
         self._bar: Any = None  # the open click progress bar, its loop's name, steps shown, start and last draw
         self._what, self._shown, self._start, self._drawn = "", 0, 0.0, 0.0
+        self._lock = threading.RLock()  # a loop may report from its own thread (kanon's)
 
     def count(self, what: str, done: int, total: int) -> bool:
         """Draw `done` of `total` for the loop `what` as a bar on stderr; False (say the line
         instead) when quiet or stderr is no terminal; the loop's last count then always gets its
         line (the once-a-second throttle dropped it)."""
+        with self._lock:
+            return self._count(what, done, total)
+
+    def _count(self, what: str, done: int, total: int) -> bool:
         if self._quiet or not sys.stderr.isatty():
             if done >= total:
                 self._last = 0.0
@@ -162,6 +168,10 @@ class _Progress:
             self._bar = None
 
     def __call__(self, message: str) -> None:
+        with self._lock:
+            self._say(message)
+
+    def _say(self, message: str) -> None:
         if not message.startswith("  "):
             self._close()  # a stage line or a warning: the loop's bar is over
         if message.startswith(WARNING):
