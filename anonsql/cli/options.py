@@ -46,7 +46,7 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 db = click.option("--db", required=True, metavar="DB", help=DB_HELP)
 as_json = click.option("--json", "as_json", is_flag=True, help="print a JSON object instead of text")
-quiet = click.option("--quiet", is_flag=True, help="no progress lines on stderr")
+quiet = click.option("--quiet", is_flag=True, help="no progress lines or bars on stderr")
 report = click.option("--report", "report_file", type=OutputFile(),
                       help="also write the JSON report to FILE (- for standard output)")
 seed = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
