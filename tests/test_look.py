@@ -91,3 +91,15 @@ def test_docs_api_maps_every_command_to_its_function():
     for command, function in table.items():
         module, _, name = function.rpartition(".")
         assert callable(getattr(importlib.import_module(module), name)), command
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["show", "--table", "nope"], "table not found: nope"),
+    (["show", "--table", "people", "--limit", "-1"], "-1 is not in the range x>=0"),
+    (["sql", "SELECT * FROM nope"], "nope"),
+])
+def test_bad_input_is_one_line_exit_2(capsys, db, engine, people, argv, message):
+    before = table_rows(engine, "people")
+    code, out, err = run(capsys, argv[0], "--db", db, *argv[1:])
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == ""
+    assert table_rows(engine, "people") == before
