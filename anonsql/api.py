@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
+    from .data.look import RowsReport
     from .data.profile import ProfileReport
     from .evaluate.job import EvaluationReport
     from .features.job import AcReport, BinarizeReport, FeaturesReport
@@ -98,7 +99,7 @@ def profile(db: str | Engine | Any, table: str, *, qi: Sequence[str] | str | Non
         qi_cols = tab.resolve(validate.names(qi))
         cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column else None
         sens = _sensitive(tab, validate.names(sensitive), qi_cols)
-        rows = validate.rows(engine, tab)
+        rows = validate.rows(engine, tab, empty=True)
         engine.expect_rows(rows)
         return _profile.profile_table(engine, tab, rows, qi_cols, cls, sens, float(risk_threshold))
 
@@ -118,8 +119,12 @@ def check(db: str | Engine | Any, table: str, qi: Sequence[str] | str, k: int, *
         qi_cols = validate.quasi_identifiers(tab, qi)
         ls = dict(zip(_sensitive(tab, list(ls), qi_cols), ls.values()))
         ts = dict(zip(_sensitive(tab, list(ts), qi_cols), ts.values()))
-        engine.expect_rows(validate.rows(engine, tab))
+        rows = validate.rows(engine, tab, empty=True)
+        engine.expect_rows(rows)
         report = k_anonymity(engine, tab, qi_cols, k, show=show)
+        if not rows:
+            report.notes.append(f"table {tab} is empty: no row to re-identify, so every check holds")
+            return report
         report.risk = risk.reidentification(engine, tab, qi_cols, float(risk_threshold))
         for col in dict.fromkeys([*ls, *ts]):
             d = risk.diversity(engine, tab, qi_cols, col, l_required=int(ls[col]) if col in ls else None,
@@ -172,14 +177,16 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         changes=changes)
 
 
-@validate_params({"replace": bool})
+@validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
 def bin_columns(db: str | Engine, table: str, specs: Sequence[str | BinSpec], out: str, *,
-                replace: bool = False) -> BinReport:
-    """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles)."""
+                replace: bool = False, emit_sql: str | None = None, execute: bool = True) -> BinReport:
+    """Copy `table` to `out` with numeric columns replaced by range labels (width or quantiles).
+    `emit_sql` also writes the run as a reviewable script; `execute=False` only writes the script."""
     from .data import binning
 
+    validate.dry_run(execute, emit_sql)
     with _open(db) as engine:
-        return binning.bin_table(engine, table, specs, out, replace=replace)
+        return binning.bin_table(engine, table, specs, out, replace=replace, emit_sql=emit_sql, execute=execute)
 
 
 @validate_params({"qi": Names(), "folds": Interval(int, 2, None), "seed": SEED, "classifiers": NAMES,
@@ -501,3 +508,20 @@ def difference_attack(db: str | Engine, earlier: str, later: str, *, min_count: 
 
     with _open(db) as engine:
         return _attack.difference_attack(engine, earlier, later, min_count=min_count)
+@validate_params({"limit": Interval(int, 0, None, label="limit")})
+def show_table(db: str | Engine | Any, table: str, *, limit: int = 20) -> RowsReport:
+    """A quick look (`anonsql show`): the first `limit` rows of `table`, as stored."""
+    from .data import look
+
+    with _open(db) as engine:
+        return look.show_table(engine, table, limit)
+
+
+@validate_params({"limit": Interval(int, 0, None, label="limit")})
+def read_query(db: str | Engine | Any, query: str, *, limit: int = 100) -> RowsReport:
+    """The rows of one read-only query (`anonsql sql`), at most `limit`: a query that would write
+    is refused before it runs, and the accepted one runs in a transaction rolled back after."""
+    from .data import look
+
+    with _open(db) as engine:
+        return look.read_query(engine, query, limit)

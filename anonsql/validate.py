@@ -86,13 +86,13 @@ def quasi_identifiers(table: Table, qi: str | Sequence[str] | None) -> list[str]
     return cols
 
 
-def rows(engine: Engine, table: Table) -> int:
-    """The table's row count; an empty table is an error (nothing to anonymize or profile).
-    A validator changes nothing: the job that counted tells its engine the size
-    (Engine.expect_rows)."""
+def rows(engine: Engine, table: Table, *, empty: bool = False) -> int:
+    """The table's row count; an empty table is an error (nothing to anonymize) unless `empty`
+    (a job that reports on it: check, profile). A validator changes nothing: the job that
+    counted tells its engine the size (Engine.expect_rows)."""
     text, params = sql.render("common/row_count", engine.dialect, tbl=table.expr)
     n = int(engine.fetch_all(text, params)[0][0])
-    if n == 0:
+    if n == 0 and not empty:
         raise AnonsqlError(f"table {table} is empty")
     return n
 

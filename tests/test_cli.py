@@ -60,7 +60,7 @@ def test_load_and_dataset(capsys, db, tmp_path, engine):
 BAD = [
     (["check", "--table", "nope", "--qi", "a", "--k", "2"], "table not found: nope"),
     (["check", "--table", "t", "--qi", "zip,nope", "--k", "2"], "unknown column 'nope'"),
-    (["check", "--table", "empty", "--qi", "a", "--k", "2"], "is empty"),
+    (["kanon", "--table", "empty", "--qi", "a", "--k", "2"], "is empty"),  # check and profile report it
     (["check", "--table", "t", "--qi", "zip", "--k", "0"], "Invalid value for '--k': 0 is not in the range x>=1"),
     (["check", "--table", "t", "--qi", "zip", "--k", "ten"], "'ten' is not a valid integer"),
     (["check", "--table", "t", "--qi", "zip", "--k", "2", "--json", "--show", "-1"], "-1 is not in the range x>=0"),

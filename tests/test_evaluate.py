@@ -139,6 +139,22 @@ def test_hand_computed_naive_bayes_errors(engine, make_table):
     assert nb.degradation == pytest.approx(0.1)
 
 
+def test_majority_class_baseline_beside_each_classifier(engine, make_table):
+    """Fold 0 = {2,3,4,7,8,10} (3 n, 3 y) trains on fold 1 = {1,5,6,9} (2 n, 2 y): a tie, the
+    first label n, 3 wrong; fold 1 trains on fold 0 (a tie again): n, 2 wrong => 5/10. A table
+    with every quasi-identifier blanked teaches nothing: no better than that, and said so."""
+    make_table("orig", _frame(ORIG))
+    make_table("blank", _frame({k: ((None, None), c) for k, (_, c) in ORIG.items()}))
+    orig, blank = _tables(engine, "orig", "blank")
+    r = evaluate(engine, orig, orig, ["a", "b"], "cls", "id", folds=2, seed=0, classifiers=["nb"])
+    assert r.majority_error == 0.5 and not r.notes
+    assert "majority 50.00%" in r.lines()[1]
+    r = evaluate(engine, orig, blank, ["a", "b"], "cls", "id", folds=2, seed=0, classifiers=["nb"])
+    assert r.classifiers["nb"].error >= r.majority_error == 0.5
+    assert r.notes == ["nb trained on blank is no better than always answering the most frequent class "
+                       "(50.00% against 50.00% error)"]
+
+
 def test_identical_tables_give_the_baseline_exactly(engine, make_table):
     make_table("orig", _frame(ORIG))
     orig, = _tables(engine, "orig")
@@ -747,8 +763,8 @@ def test_evaluate_cli(capsys, db, make_table, tmp_path):
     code, out, _ = run(capsys, *args, "--folds", "2", "--classifiers", "NB", "--report", str(report))
     assert code == 0 and json.loads(report.read_text())["classifiers"]["nb"]["misclassified"] == 4
     assert out.startswith("stratified 2-fold cross validation (seed 0), 10 rows matched by id: trained on anon, "
-                          "tested on orig; baseline trained on orig\n  nb    error 40.00%  baseline 30.00%  "
-                          "(+10.00 points)\n")
+                          "tested on orig; baseline trained on orig; majority: always the most frequent class\n"
+                          "  nb    error 40.00%  baseline 30.00%  (+10.00 points)  majority 50.00%\n")
     code, out, err = run(capsys, *args, "--folds", "2")  # progress on stderr, stdout keeps the result
     assert code == 0 and out.startswith("stratified 2-fold") and "evaluate: counting per fold (2 folds)" in err
     assert "evaluate: training and testing tree on every fold" in err  # fold lines: at most one a second

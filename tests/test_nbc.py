@@ -323,6 +323,19 @@ def test_single_class_and_all_null_attribute_are_errors(db, engine, make_table):
         api.nbc_views(engine, "t", "c", "a")
 
 
+def test_a_class_without_values_in_an_attribute_is_named(db, engine, make_table, capsys):
+    """nbc publish names the class and the attribute (it said 'class #1 ... attribute #0')."""
+    from anonsql.cli import main
+
+    make_table("t", {"a": ["x", None, "y", None], "b": ["u", "v", "u", "v"], "c": ["p", "q", "p", "q"]})
+    code = main(["nbc", "publish", "--db", db, "--table", "t", "--class", "c", "--attrs", "b,a", "--rho", "2",
+                 "--out", "pub", "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "class 'q' has no non-NULL value in attribute 'a'" in err[0] and "#" not in err[0]
+    assert catalog.find_table(engine, "pub_class") is None
+
+
 def test_car_four_classes(db, engine):
     anonsql.load_dataset(db, "car")
     cols = [c for c in catalog.get_table(engine, "car").column_names]

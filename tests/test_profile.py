@@ -37,16 +37,25 @@ def test_profile_without_qi_or_class(db, make_table):
     (dict(table="t", class_column="age"), "class column 'age' has 2 NULL"),
     (dict(table="t", qi="zip,cls", class_column="cls"), "also listed as a quasi-identifier"),
     (dict(table="t", qi="zip,zip"), "column listed twice"),
-    (dict(table="empty"), "table empty is empty"),
 ])
 def test_profile_bad_input(db, engine, make_table, kwargs, match):
     make_table("t", SMALL)
-    make_table("empty", {"a": [1]})
-    engine.execute('DELETE FROM "empty"')
     kwargs = dict(kwargs)
     table = kwargs.pop("table")
     with pytest.raises(AnonsqlError, match=match):
         anonsql.profile(db, table, **kwargs)
+
+
+def test_an_empty_table_is_reported_not_refused(db, engine, make_table):
+    """profile and check report an empty table (they refused it): its columns, k-anonymity holding
+    vacuously, and a note saying why."""
+    make_table("empty", {"a": [1], "c": ["x"]})
+    engine.execute('DELETE FROM "empty"')
+    p = anonsql.profile(db, "empty", qi="a", class_column="c", sensitive="c")
+    assert p.rows == 0 and [(c.name, c.distinct, c.nulls) for c in p.columns] == [("a", 0, 0), ("c", 0, 0)]
+    assert p.k is None and p.notes == ["table empty is empty: no class, risk or class balance to measure"]
+    r = anonsql.check(db, "empty", "a", 5, l_diversity="c=2")
+    assert r.ok and r.notes == ["table empty is empty: no row to re-identify, so every check holds"]
 
 
 @pytest.mark.slow

@@ -31,7 +31,8 @@ _SHARE = click.FloatRange(min=0, max=1)
 @click.option("--max-journalist-risk", type=_SHARE, metavar="R",
               help="gate: exit 1 unless the journalist risk max 1/F_k is at most R (no population: the table is "
               "taken as the population)")
-def risk(db: str, table: str, as_json: bool, qi: str, population: str | None, population_weights: str | None,
+def risk(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, qi: str, population: str | None,
+         population_weights: str | None,
          sampling_fraction: float | None, risk_threshold: float, max_journalist_risk: float | None) -> int:
     """Re-identification risk: prosecutor, journalist, marketer, population uniqueness.
 
@@ -46,7 +47,8 @@ def risk(db: str, table: str, as_json: bool, qi: str, population: str | None, po
                                                      population_weights=population_weights,
                                                      sampling_fraction=sampling_fraction,
                                                      risk_threshold=risk_threshold,
-                                                     max_journalist_risk=max_journalist_risk), as_json, check=True)
+                                                     max_journalist_risk=max_journalist_risk), as_json, report_file,
+                          check=True)
 
 
 @click.group(cls=Group)
@@ -65,9 +67,9 @@ def attack() -> None:
               "realized success, not only the expected")
 @click.option("--max-linkage-success", type=_SHARE, metavar="S", help="gate: exit 1 unless the share of attackers "
               "who single out their own row is at most S (realized with --key, else expected)")
-@options.as_json
+@options.shared
 def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_linkage_success: float | None,
-            as_json: bool) -> int:
+            as_json: bool, quiet: bool, report_file: str | None) -> int:
     """Match every source row's quasi-identifiers to the published rows.
 
     A published NULL (a suppressed cell, ⊥) matches any value; the attacker's own NULL matches only
@@ -77,7 +79,7 @@ def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_
     matches. Exit 1 when the gate fails.
     """
     return options.finish(api.linkage_attack(db, published, source, qi, key=key,
-                                             max_linkage_success=max_linkage_success), as_json, check=True)
+                                             max_linkage_success=max_linkage_success), as_json, report_file, check=True)
 
 
 @attack.command(epilog="example: anonsql attack difference --db demo.duckdb --earlier counts_jan "
@@ -88,8 +90,9 @@ def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_
               "one's rows and rows added since (e.g. this month's cumulative table)")
 @click.option("--min-count", type=click.IntRange(min=1), default=3, show_default=True, metavar="N",
               help="a cell of the added rows recomputed exactly with a count from 1 to N-1 is exposed")
-@options.as_json
-def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool) -> int:
+@options.shared
+def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool, quiet: bool,
+               report_file: str | None) -> int:
     """Attack two published safe tables together (differencing).
 
     The attacker's LP of 'tables audit' over both tables at once: the earlier table's cells, and
@@ -97,7 +100,8 @@ def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool)
     primary cell of either table exactly, or a cell of the added rows to a count from 1 to
     --min-count - 1. Reports the exposed cells' labels, never their values.
     """
-    return options.finish(api.difference_attack(db, earlier, later, min_count=min_count), as_json, check=True)
+    return options.finish(api.difference_attack(db, earlier, later, min_count=min_count), as_json, report_file,
+                          check=True)
 
 
 COMMANDS: list[click.Command] = [risk, attack]

@@ -11,7 +11,7 @@ from .app import Command
 
 @click.command(cls=Command, epilog="example: anonsql cleanup --db 'spark:local[2]?warehouse=/data/wh'")
 @options.common(with_table=False)
-def cleanup(db: str, as_json: bool) -> int:
+def cleanup(db: str, as_json: bool, quiet: bool, report_file: str | None) -> int:
     """Put right what killed runs left in a Spark catalog, in every schema.
 
     Spark has no transactions: a writer creates its output under a working name
@@ -20,7 +20,7 @@ def cleanup(db: str, as_json: bool) -> int:
     gets back its old table; working tables are dropped. Each action is listed. Any command that
     opens an output does the same for that output. DuckDB and PostgreSQL need none of it.
     """
-    return options.finish(api.cleanup(db), as_json)
+    return options.finish(api.cleanup(db), as_json, report_file)
 
 
 COMMANDS = [cleanup]

@@ -22,9 +22,9 @@ from .app import Command
               "found most often in the header line; \\t for a tab)")
 @click.option("--encoding", metavar="NAME", default="utf-8", show_default=True,
               help="the file's text encoding, e.g. latin-1, cp1252, utf-16")
-@click.option("--replace", is_flag=True, help="replace the table if it exists")
-def load(csv: str, db: str, as_json: bool, table: str, na: tuple[str, ...], types: str | None,
-         delimiter: str | None, encoding: str, replace: bool) -> int:
+@options.replace("the table")
+def load(csv: str, db: str, as_json: bool, quiet: bool, report_file: str | None, table: str, na: tuple[str, ...],
+         types: str | None, delimiter: str | None, encoding: str, replace: bool) -> int:
     """Load a CSV file (header row; gzip OK) into a new table, read by DuckDB's CSV reader.
 
     Fields are trimmed; empty fields and --na markers become NULL. Types come from the values:
@@ -33,7 +33,7 @@ def load(csv: str, db: str, as_json: bool, table: str, na: tuple[str, ...], type
     overrides. Ragged rows, undecodable bytes and NUL bytes are an error; nothing is created.
     """
     return options.finish(api.load_csv(db, csv, table, na=na, types=types, delimiter=delimiter,
-                                       encoding=encoding, replace=replace), as_json)
+                                       encoding=encoding, replace=replace), as_json, report_file)
 
 
 _RISK_THRESHOLD = click.option(
@@ -49,9 +49,10 @@ _DATASET_HELP = "Load a bundled real data set (UCI Adult, Car, Breast Cancer).\n
 @click.argument("name", type=click.Choice(list(DATASETS)), metavar="NAME")
 @options.common(with_table=False)
 @options.table(help="table to create (default: the data set's name)", required=False)
-@click.option("--replace", is_flag=True, help="replace the table if it exists")
-def dataset(name: str, db: str, as_json: bool, table: str | None, replace: bool) -> int:
-    return options.finish(api.load_dataset(db, name, table, replace=replace), as_json)
+@options.replace("the table")
+def dataset(name: str, db: str, as_json: bool, quiet: bool, report_file: str | None, table: str | None,
+            replace: bool) -> int:
+    return options.finish(api.load_dataset(db, name, table, replace=replace), as_json, report_file)
 
 
 @click.command(cls=Command, epilog="example: anonsql profile --db demo.duckdb --table adult "
@@ -61,8 +62,8 @@ def dataset(name: str, db: str, as_json: bool, table: str | None, replace: bool)
 @options.class_column(required=False)
 @click.option("--sensitive", metavar="COLS", help="sensitive columns: their l-diversity and t-closeness (with --qi)")
 @_RISK_THRESHOLD
-def profile(db: str, table: str, as_json: bool, qi: str | None, class_column: str | None, sensitive: str | None,
-            risk_threshold: float) -> int:
+def profile(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, qi: str | None,
+            class_column: str | None, sensitive: str | None, risk_threshold: float) -> int:
     """Row count, column facts, the current k, disclosure risk and the class balance.
 
     Per column: type, distinct and NULL counts; with --qi the current k (the smallest
@@ -74,7 +75,7 @@ def profile(db: str, table: str, as_json: bool, qi: str | None, class_column: st
     if sensitive and not qi:
         raise click.UsageError("--sensitive needs --qi (the classes it is measured in)")
     return options.finish(api.profile(db, table, qi=qi, class_column=class_column, sensitive=sensitive,
-                                      risk_threshold=risk_threshold), as_json)
+                                      risk_threshold=risk_threshold), as_json, report_file)
 
 
 @click.command(cls=Command, epilog="example: anonsql check --db demo.duckdb --table adult "
@@ -89,8 +90,8 @@ def profile(db: str, table: str, as_json: bool, qi: str | None, class_column: st
 @click.option("--t-closeness", "t_closeness", metavar="COL=T,...",
               help="also require every class's COL distribution within T of the table's")
 @_RISK_THRESHOLD
-def check(db: str, table: str, as_json: bool, qi: str, k: int, show: int, l_diversity: str | None,
-          t_closeness: str | None, risk_threshold: float) -> int:
+def check(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, qi: str, k: int, show: int,
+          l_diversity: str | None, t_closeness: str | None, risk_threshold: float) -> int:
     """Is the table k-anonymous over the quasi-identifiers? (exit 0 yes, 1 no)
 
     Every combination of the quasi-identifier values (NULL counting as its own value) must
@@ -99,7 +100,7 @@ def check(db: str, table: str, as_json: bool, qi: str, k: int, show: int, l_dive
     (NULL a value of its own); docs/concepts.md defines each figure.
     """
     return options.finish(api.check(db, table, qi, k, show=show, l_diversity=l_diversity, t_closeness=t_closeness,
-                                    risk_threshold=risk_threshold), as_json, check=True)
+                                    risk_threshold=risk_threshold), as_json, report_file, check=True)
 
 
 @click.command("bin", cls=Command, epilog="example: anonsql bin --db demo.duckdb --table adult_raw "
@@ -108,15 +109,19 @@ def check(db: str, table: str, as_json: bool, qi: str, k: int, show: int, l_dive
 @click.option("--bin", "specs", multiple=True, required=True, metavar="COLUMN=width:W|quantiles:Q",
               help="a column and its binning (repeatable)")
 @click.option("--out", required=True, help="the new table")
-@click.option("--replace", is_flag=True, help="replace the output table if it exists")
-def bin_(db: str, table: str, as_json: bool, specs: tuple[str, ...], out: str, replace: bool) -> int:
+@options.replace("the output table")
+@options.emit_sql
+def bin_(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, specs: tuple[str, ...], out: str,
+         replace: bool, emit_sql: str | None, dry_run: bool) -> int:
     """Bin numeric columns into ranges (by width or quantiles) in a new table.
 
     A near-unique column (exact age, income) can then serve as a quasi-identifier. width:W gives
     '[lo,hi)' ranges of whole-number width W; quantiles:Q gives about Q ranges of equal row
     counts, cut at the column's own values. NULL stays NULL; other columns are copied unchanged.
     """
-    return options.finish(api.bin_columns(db, table, list(specs), out, replace=replace), as_json)
+    result = api.bin_columns(db, table, list(specs), out, replace=replace, emit_sql=emit_sql,
+                             execute=options.execute(dry_run, emit_sql))
+    return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 
 COMMANDS: list[click.Command] = [load, dataset, profile, check, bin_]

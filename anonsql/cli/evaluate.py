@@ -44,8 +44,6 @@ class ChoiceList(click.ParamType):
 @options.seed
 @click.option("--classifiers", type=ChoiceList(CLASSIFIERS), default=",".join(CLASSIFIERS), show_default=True,
               help=f"comma-separated, from {', '.join(CLASSIFIERS)}")
-@options.report
-@options.quiet
 def evaluate(db: str, as_json: bool, original: str, anonymized: str, qi: str, class_column: str, key: str | None,
              folds: int, seed: int, classifiers: str, report_file: str | None, quiet: bool) -> int:
     """Classifier error when trained on the anonymized table.

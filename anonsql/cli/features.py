@@ -18,13 +18,13 @@ _ATTRS_HELP = "comma-separated feature columns (default: all but --key and --cla
 @click.option("--spec", required=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="TOML file of [[binary]] entries (name, column, lower/upper or equals/in)")
 @click.option("--out", required=True, metavar="TABLE", help="output table")
-@click.option("--replace", is_flag=True, help="replace the output table if it exists")
+@options.replace("the output table")
 @options.class_column(help="class column, copied unchanged", required=False)
 @click.option("--key", metavar="COLUMN", help="row key column, copied unchanged")
 @options.emit_sql
-@options.report
-def binarize(db: str, table: str, as_json: bool, spec: str, out: str, replace: bool, class_column: str | None,
-             key: str | None, emit_sql: str | None, dry_run: bool, report_file: str | None) -> int:
+def binarize(db: str, table: str, as_json: bool, quiet: bool, spec: str, out: str, replace: bool,
+             class_column: str | None, key: str | None, emit_sql: str | None, dry_run: bool,
+             report_file: str | None) -> int:
     """Derive 0/1 columns from categorical and numeric ones (TOML spec).
 
     Writes a new table with one 0/1 column per [[binary]] entry of the spec: an interval
@@ -62,8 +62,6 @@ def binarize(db: str, table: str, as_json: bool, spec: str, out: str, replace: b
 @click.option("--view", is_flag=True,
               help="publish a view instead of a table (warned: changing the base table later voids the guarantee)")
 @options.emit_sql
-@options.report
-@options.quiet
 def features(db: str, table: str, as_json: bool, class_column: str, k: int, method: str, privacy: str, mode: str,
              top_r: int, key: str | None, attrs: str | None, items: str | None, item_column: str | None,
              out: str | None, replace: bool, view: bool, emit_sql: str | None, dry_run: bool,
@@ -88,8 +86,7 @@ def features(db: str, table: str, as_json: bool, class_column: str, k: int, meth
 @options.class_column(help="class column (excluded from the features)", required=False)
 @click.option("--key", metavar="COLUMN", help="row key column, not a feature")
 @click.option("--attrs", metavar="COLUMNS", help=_ATTRS_HELP)
-@options.report
-def ac(db: str, table: str, as_json: bool, class_column: str | None, key: str | None, attrs: str | None,
+def ac(db: str, table: str, as_json: bool, quiet: bool, class_column: str | None, key: str | None, attrs: str | None,
        report_file: str | None) -> int:
     """AC(D): the k for which a 0/1 table is k-anonymous by containment.
 

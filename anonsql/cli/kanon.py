@@ -44,8 +44,6 @@ _EPILOG = (
               help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
                    "original value, rows")
 @options.emit_sql
-@options.report
-@options.quiet
 def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,

@@ -41,21 +41,21 @@ def nbc() -> None:
 @nbc.command(epilog=f"example: anonsql nbc views {_EXAMPLE}")
 @_views_options
 @click.option("--counts", is_flag=True, help="also list every N^i_{t,c}")
-def views(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
-          counts: bool) -> int:
+def views(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, class_column: str, attrs: str,
+          precedence: str | None, counts: bool) -> int:
     """Compute (P, N) in one SQL scan and Corollary 4's smallest rho."""
     return options.finish(api.nbc_views(db, table, class_column, attrs, precedence=precedence, counts=counts),
-                          as_json)
+                          as_json, report_file)
 
 
 @nbc.command(epilog=f"example: anonsql nbc check {_EXAMPLE} --rho 2")
 @_views_options
 @click.option("--rho", required=True, metavar="RHO", help="amplification ratio rho > 1 (Corollary 4)")
-def check(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
-          rho: str) -> int:
+def check(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, class_column: str, attrs: str,
+          precedence: str | None, rho: str) -> int:
     """Are the raw views already rho-safe? (exit 0 yes, 1 no)"""
     return options.finish(api.nbc_check(db, table, class_column, attrs, rho, precedence=precedence), as_json,
-                          check=True)
+                          report_file, check=True)
 
 
 @nbc.command(short_help="Write rho-safe, NBC-equivalent counts (SafetyTransform or EST)",
@@ -67,15 +67,13 @@ def check(db: str, table: str, as_json: bool, class_column: str, attrs: str, pre
               help="EST (Figure 7): the attacker's prior as class=weight pairs, e.g. '<=50K=3,>50K=1'")
 @click.option("--r", metavar="R", help="with --prior: r-closeness level r > 1")
 @click.option("--out", required=True, metavar="OUT", help="prefix of the tables <out>_class and <out>_attr")
-@click.option("--replace", is_flag=True, help="replace the output tables if they exist")
+@options.replace("the output tables")
 @click.option("--least-distortion", is_flag=True,
               help="use the least root exponent k whose output still meets rho (default: Figure 4's bound)")
 @click.option("--synthetic", is_flag=True,
               help="also write <out>_rows, rows whose NBC views equal the published counts "
               f"(refused above {SYNTHETIC_ROW_LIMIT:,} rows)")
 @options.emit_sql
-@options.report
-@options.quiet
 def publish(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
             rho: str | None, prior: str | None, r: str | None, out: str, replace: bool, least_distortion: bool,
             synthetic: bool, emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int:
@@ -99,11 +97,11 @@ def publish(db: str, table: str, as_json: bool, class_column: str, attrs: str, p
              epilog=f"example: anonsql nbc verify {_EXAMPLE} --published adult_nbc")
 @_views_options
 @click.option("--published", required=True, metavar="OUT", help="the --out prefix of a publish run")
-def verify(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
-           published: str) -> int:
+def verify(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, class_column: str, attrs: str,
+           precedence: str | None, published: str) -> int:
     """Does the NBC of the published tables rank classes exactly like the source's? (exit 0/1)"""
     return options.finish(api.nbc_verify(db, table, class_column, attrs, published, precedence=precedence),
-                          as_json, check=True)
+                          as_json, report_file, check=True)
 
 
 @nbc.command(short_help="Tiny tables: the attacker's prior and posterior (Section 4)",
@@ -112,11 +110,11 @@ def verify(db: str, table: str, as_json: bool, class_column: str, attrs: str, pr
 @_views_options
 @click.option("--known", required=True, metavar="A=V,...", help="Bob's quasi-identifier value I_0")
 @click.option("--published", metavar="OUT", help="use these published views instead of the table's")
-def breach(db: str, table: str, as_json: bool, class_column: str, attrs: str, precedence: str | None,
-           known: str, published: str | None) -> int:
+def breach(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, class_column: str, attrs: str,
+           precedence: str | None, known: str, published: str | None) -> int:
     """Tiny tables: attacker's prior and posterior over all consistent worlds (Section 4)."""
     return options.finish(api.nbc_breach(db, table, class_column, attrs, known, published=published,
-                                         precedence=precedence), as_json)
+                                         precedence=precedence), as_json, report_file)
 
 
 COMMANDS: list[click.Command] = [nbc]

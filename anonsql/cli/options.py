@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -45,7 +46,7 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 db = click.option("--db", required=True, metavar="DB", help=DB_HELP)
 as_json = click.option("--json", "as_json", is_flag=True, help="print a JSON object instead of text")
-quiet = click.option("--quiet", is_flag=True, help="no progress lines on stderr")
+quiet = click.option("--quiet", is_flag=True, help="no progress lines or bars on stderr")
 report = click.option("--report", "report_file", type=OutputFile(),
                       help="also write the JSON report to FILE (- for standard output)")
 seed = click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
@@ -65,9 +66,22 @@ def qi(required: bool = True) -> Callable[[F], F]:
     return click.option("--qi", required=required, metavar="COLS", help="comma-separated quasi-identifier columns")
 
 
+#: The options of every command, declared here once: --json, --quiet, --report (parameters
+#: as_json, quiet, report_file). tests/test_cli_options.py walks the command tree for them.
+shared = _compose(as_json, quiet, report)
+SHARED = ("as_json", "quiet", "report_file")
+#: ... and of every command that rewrites a table into a new one: --emit-sql, --dry-run, --replace.
+WRITING = ("emit_sql", "dry_run", "replace")
+
+
 def common(with_table: bool = True) -> Callable[[F], F]:
-    """--db, --table (unless `with_table` is False) and --json: every command has them."""
-    return _compose(db, *([table()] if with_table else []), as_json)
+    """--db, --table (unless `with_table` is False) and the shared options: every command has them."""
+    return _compose(db, *([table()] if with_table else []), shared)
+
+
+def replace(what: str = "the output") -> Callable[[F], F]:
+    """--replace: replace `what` if present."""
+    return click.option("--replace", is_flag=True, help=f"replace {what} if present")
 
 
 def output(default: str, in_place: bool = True) -> Callable[[F], F]:
@@ -77,7 +91,7 @@ def output(default: str, in_place: bool = True) -> Callable[[F], F]:
         opts.append(click.option("--in-place", is_flag=True,
                                  help="rewrite the source table in one transaction (excludes --out), then scrub "
                                       "its old values from the database (DuckDB: the file is rebuilt)"))
-    opts.append(click.option("--replace", is_flag=True, help="replace the output if it exists"))
+    opts.append(replace())
     return _compose(*opts)
 
 
@@ -97,22 +111,72 @@ def execute(dry_run: bool, emit_sql: str | None) -> bool:
 
 
 def progress(quiet: bool) -> Progress:
-    """The progress sink of a command: throttled lines on stderr; with --quiet only the privacy
-    warnings (`WARNING: ...`, anonsql.report.Report.warn), which nothing silences."""
-    return _Progress(quiet)
+    """The progress sink of a command: throttled lines on stderr (none with --quiet). A privacy
+    warning (`WARNING: ...`, anonsql.report.Report.warn) is said in one place: the text summary
+    prints it, so stderr says it only when the summary is JSON (--json), --quiet or not."""
+    ctx = click.get_current_context(silent=True)
+    return _Progress(quiet, warnings=bool(ctx is not None and ctx.params.get("as_json")))
 
 
 class _Progress:
     """Progress lines on stderr, at most one per second for a loop's frequent reports
-    (lines starting with two spaces); stage lines always pass; `quiet` keeps privacy warnings only."""
+    (lines starting with two spaces); stage lines always pass; `quiet` drops them all;
+    privacy warnings pass when `warnings` (the summary will not print them). On a terminal a
+    loop's counts (anonsql.progress.tick) are a progress bar instead of its lines."""
 
-    def __init__(self, quiet: bool = False) -> None:
+    #: the least time between two redraws of a bar, in seconds
+    REDRAW = 0.2
+
+    def __init__(self, quiet: bool = False, warnings: bool = True) -> None:
         self._last = 0.0
         self._quiet = quiet
+        self._warnings = warnings
+        self._bar: Any = None  # the open click progress bar, its loop's name, steps shown, start and last draw
+        self._what, self._shown, self._start, self._drawn = "", 0, 0.0, 0.0
+        self._lock = threading.RLock()  # a loop may report from its own thread (kanon's)
+
+    def count(self, what: str, done: int, total: int) -> bool:
+        """Draw `done` of `total` for the loop `what` as a bar on stderr; False (say the line
+        instead) when quiet or stderr is no terminal; the loop's last count then always gets its
+        line (the once-a-second throttle dropped it)."""
+        with self._lock:
+            return self._count(what, done, total)
+
+    def _count(self, what: str, done: int, total: int) -> bool:
+        if self._quiet or not sys.stderr.isatty():
+            if done >= total:
+                self._last = 0.0
+            return False
+        now = time.monotonic()
+        if self._bar is None or what != self._what:
+            self._close()
+            self._bar = click.progressbar(length=max(total, 1), label=what, file=sys.stderr, show_pos=True,
+                                          show_eta=True, item_show_func=lambda rate: rate)
+            self._bar.__enter__()
+            self._what, self._shown, self._start, self._drawn = what, 0, now, 0.0
+        if done > self._shown and (now - self._drawn >= self.REDRAW or done >= total):
+            elapsed = now - self._start
+            self._bar.update(done - self._shown, f"{done / elapsed:,.0f}/s" if elapsed >= self.REDRAW else "")
+            self._shown, self._drawn = done, now
+        if done >= total:
+            self._close()
+        return True
+
+    def _close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
     def __call__(self, message: str) -> None:
+        with self._lock:
+            self._say(message)
+
+    def _say(self, message: str) -> None:
+        if not message.startswith("  "):
+            self._close()  # a stage line or a warning: the loop's bar is over
         if message.startswith(WARNING):
-            sys.stderr.write(message + "\n")
+            if self._warnings:
+                sys.stderr.write(message + "\n")
             return
         if self._quiet:
             return

@@ -62,8 +62,6 @@ _EPILOG = (
 @click.option("--show-values", is_flag=True, help="print the hidden cells' original values in the summary "
               "(confidential: off by default)")
 @options.emit_sql
-@options.report
-@options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
             cells: str | None, method: str, attrs: str | None, top_k: int | None, qi: str | None, k: int | None,
             seed: int, out: str | None,
@@ -103,8 +101,9 @@ def taxonomy() -> None:
 @click.option("--name", required=True, help="the name protect --taxonomy refers to")
 @click.option("--file", "file", metavar="FILE", help="a .toml or .json file with the nested form")
 @click.option("--from-table", metavar="TABLE", help="a table with columns value and parent (NULL parent: the root)")
-@click.option("--replace", is_flag=True, help="replace a stored taxonomy of that name")
-def load(db: str, as_json: bool, name: str, file: str | None, from_table: str | None, replace: bool) -> int:
+@options.replace("a stored taxonomy of that name")
+def load(db: str, as_json: bool, quiet: bool, report_file: str | None, name: str, file: str | None,
+         from_table: str | None, replace: bool) -> int:
     """Validate a taxonomy and store it.
 
     Validate a taxonomy (one root, no cycle, every label once) and store it. File form (TOML or
@@ -113,15 +112,16 @@ def load(db: str, as_json: bool, name: str, file: str | None, from_table: str | 
     """
     if (file is None) == (from_table is None):
         raise click.UsageError("give exactly one of --file and --from-table")
-    return options.finish(api.taxonomy_load(db, name, file=file, table=from_table, replace=replace), as_json)
+    return options.finish(api.taxonomy_load(db, name, file=file, table=from_table, replace=replace), as_json,
+                          report_file)
 
 
 @taxonomy.command(epilog="example: anonsql taxonomy show --db demo.duckdb --name severity")
 @options.common(with_table=False)
 @click.option("--name", required=True, help="the stored taxonomy's name")
-def show(db: str, as_json: bool, name: str) -> int:
+def show(db: str, as_json: bool, quiet: bool, report_file: str | None, name: str) -> int:
     """Print a stored taxonomy as an indented tree (--json: its (value, parent) rows)."""
-    return options.finish(api.taxonomy_show(db, name), as_json)
+    return options.finish(api.taxonomy_show(db, name), as_json, report_file)
 
 
 COMMANDS: list[click.Command] = [protect, taxonomy]

@@ -24,7 +24,7 @@ _db = click.option("--db", metavar="DB", help=options.DB_HELP + " (default: the 
 
 
 def _common(f: Callable[..., Any]) -> Callable[..., Any]:
-    return _spec(_db(options.as_json(options.report(f))))
+    return _spec(_db(options.shared(f)))
 
 
 @click.group(cls=Group, epilog=_EPILOG)
@@ -35,15 +35,14 @@ def release() -> None:
 
 @release.command(epilog=_EPILOG)
 @_common
-def plan(spec: str, db: str | None, as_json: bool, report_file: str | None) -> int:
+def plan(spec: str, db: str | None, as_json: bool, quiet: bool, report_file: str | None) -> int:
     """Show what the release will run, on which tables, and its gates; changes nothing."""
     return options.finish(releases.release_plan(spec, db), as_json, report_file)
 
 
 @release.command(epilog=_EPILOG)
 @_common
-@click.option("--replace", is_flag=True, help="replace output tables that exist already")
-@options.quiet
+@options.replace("the output tables")
 def run(spec: str, db: str | None, as_json: bool, report_file: str | None, replace: bool, quiet: bool) -> int:
     """Run every step and prove every gate in one transaction: all or nothing. Writes the
     manifest (JSON), the release as one SQL script and the HTML report (the spec's [outputs])."""
@@ -53,7 +52,6 @@ def run(spec: str, db: str | None, as_json: bool, report_file: str | None, repla
 
 @release.command(epilog=_EPILOG)
 @_common
-@options.quiet
 def verify(spec: str, db: str | None, as_json: bool, report_file: str | None, quiet: bool) -> int:
     """Re-prove every guarantee on the published tables and compare the input's and outputs'
     fingerprints with the manifest (exit 1 when anything changed or fails)."""

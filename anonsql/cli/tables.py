@@ -31,7 +31,7 @@ class _CommandGroup(Command, Group):
 @click.pass_context
 @click.option("--db", metavar="DB", help=options.DB_HELP + " (required)")
 @options.table(required=False, help="table name (name or schema.name) (required)")
-@options.as_json
+@options.shared
 @click.option("--dims", metavar="COLS", help="comma-separated dimensions of one table")
 @click.option("--tables", "linked", metavar="SPEC", help="linked tables protected together, e.g. 'a*b,c*b'")
 @click.option("--margins", type=click.Choice(MARGINS), default="cube", show_default=True,
@@ -61,8 +61,6 @@ class _CommandGroup(Command, Group):
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
-@options.report
-@options.quiet
 def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool, dims: str | None, linked: str | None,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
@@ -103,8 +101,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 @options.common(with_table=False)
 @click.option("--published", required=True, metavar="TABLE", help="a table written by 'anonsql tables'")
 @click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="the stored taxonomies it was published with")
-@options.report
-def audit(db: str, as_json: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
+def audit(db: str, as_json: bool, quiet: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
     """Re-run the attacker's LP on a published table; exit 1 if a primary cell is pinned.
 
     Rebuilds the attack from the published rows alone (labels, grouping ids, values) and the

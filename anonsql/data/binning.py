@@ -20,7 +20,8 @@ from .. import sql, validate
 from ..catalog import Table, get_table, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
-from ..report import Report
+from ..report import Report, save
+from ..rewrite import Script
 from .loading import count_rows
 
 
@@ -57,7 +58,8 @@ _NUMERIC = ("integer", "float", "decimal")
 _SPECIAL = {"-inf": -math.inf, "inf": math.inf, "NaN": math.nan}
 
 
-def bin_table(engine: Engine, table: str, specs: Sequence[str | BinSpec], out: str, *, replace: bool) -> BinReport:
+def bin_table(engine: Engine, table: str, specs: Sequence[str | BinSpec], out: str, *, replace: bool,
+              emit_sql: str | None = None, execute: bool = True) -> BinReport:
     """The job's one entry on an open engine (behind `anonsql.bin_columns` and a release's bin
     step): the specs parsed ('COLUMN=width:W', 'COLUMN=quantiles:Q'), the table found, then `bin_columns`."""
     parsed = [s if isinstance(s, BinSpec) else BinSpec.parse(s) for s in specs]
@@ -65,11 +67,13 @@ def bin_table(engine: Engine, table: str, specs: Sequence[str | BinSpec], out: s
         raise AnonsqlError("nothing to bin: give at least one COLUMN=width:W or COLUMN=quantiles:Q")
     source = get_table(engine, table)
     engine.expect_rows(validate.rows(engine, source))
-    return bin_columns(engine, source, parsed, out, replace=replace)
+    return bin_columns(engine, source, parsed, out, replace=replace, emit_sql=emit_sql, execute=execute)
 
 
-def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: str, *, replace: bool) -> BinReport:
-    """CREATE TABLE out AS SELECT ... with each binned column replaced by its range label."""
+def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: str, *, replace: bool,
+                emit_sql: str | None = None, execute: bool = True) -> BinReport:
+    """CREATE TABLE out AS SELECT ... with each binned column replaced by its range label;
+    `emit_sql` also writes the run as a reviewable script, `execute=False` (a dry run) only that."""
     by_column: dict[str, BinSpec] = {}
     for given in specs:
         name = source.column(given.column).name
@@ -93,6 +97,15 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
             items.append(exp.alias_(label, sql.ident(name)))
         else:
             items.append(exp.alias_(_quantile_case(engine, source, name, spec.amount), sql.ident(name)))
+    script = None
+    if emit_sql:
+        script = _script(engine.dialect, source, target, items, existing is not None, count_rows(engine, source.expr))
+        save(emit_sql, script)
+    if not execute:
+        report = BinReport(table=str(source), out=str(target), bins={}, script=script)
+        report.notes.append(f"dry run: the script is {'standard output' if emit_sql == '-' else emit_sql}; "
+                            "nothing in the database changed")
+        return report
     # Without transactions (Spark) the table is written and checked under a staging name first.
     with engine.transaction(), staged_output(engine, target, existing) as staged:
         engine.execute(*sql.render("common/create_table_as", engine.dialect, out=staged.expr, src=source.expr,
@@ -101,12 +114,26 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
         for name in by_column:
             text, params = sql.render("data/distinct_values", engine.dialect, tbl=staged.expr, col=sql.column(name))
             labels[name] = sorted((r[0] for r in engine.fetch_all(text, params)), key=_range_order)
-        report = BinReport(table=str(source), out=str(target), bins=labels)
+        report = BinReport(table=str(source), out=str(target), bins=labels, script=script)
         before, after = count_rows(engine, source.expr), count_rows(engine, staged.expr)
         report.check("same rows as the source", before == after, "common/row_count", f"{after:,} of {before:,}")
         if not report.ok:
             raise VerificationError(report.checks)
     return report
+
+
+def _script(dialect: str, source: Table, target: sql.TableName, items: Sequence[Any], replaced: bool,
+            rows: int) -> str:
+    """The run as a reviewable script: (the old output dropped,) the binned copy, the row-count check."""
+    script = Script(dialect, f"anonsql bin: {source} -> {target} (cut points and labels are the columns' own values)")
+    if replaced:
+        script.step(f"--replace: the old {target} goes", sql.readable("common/drop_table", dialect, tbl=target.expr))
+    script.step("the copy, each binned column replaced by its range label",
+                sql.readable("common/create_table_as", dialect, out=target.expr, src=source.expr,
+                             item=[i.copy() for i in items]))
+    script.check(f"same rows as the source: n must be {rows}", sql.readable("common/row_count", dialect,
+                                                                           tbl=target.expr))
+    return script.text()
 
 
 def _range_order(label: str | None) -> tuple[int, float, str]:

@@ -63,9 +63,15 @@ class ProfileReport(Report):
 def profile_table(engine: Engine, table: Table, rows: int, qi: Sequence[str] = (),
                   class_column: str | None = None, sensitive: Sequence[str] = (),
                   risk_threshold: float | None = None) -> ProfileReport:
-    """Profile `table` (already validated, `rows` > 0): column facts, then with `qi` the class
-    sizes and re-identification risk, with `sensitive` columns their l-diversity and t-closeness."""
+    """Profile `table` (already validated, `rows` its row count): column facts, then with `qi` the
+    class sizes and re-identification risk, with `sensitive` columns their l-diversity and
+    t-closeness. An empty table gets its columns and a note, no figure over rows."""
     names = table.column_names
+    if not rows:
+        result = ProfileReport(table=str(table), rows=0, columns=[
+            ColumnProfile(name, column.kind, 0, 0) for name, column in zip(names, table.columns)])
+        result.notes.append(f"table {table} is empty: no class, risk or class balance to measure")
+        return result
     text, params = sql.render("common/column_profile", engine.dialect, tbl=table.expr, col=sql.columns(names))
     stats = engine.fetch_all(text, params)[0]
     m = len(names)

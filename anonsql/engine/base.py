@@ -70,9 +70,6 @@ class Engine(Protocol):
     #: Speed: each dictionary lookup of a row is a hash join of every row (PostgreSQL), so kanon's
     #: write-back matches rows to decisions by value, not by dictionary code, where it can.
     matches_by_value: bool
-    #: Speed: GROUPING SETS cost a sort each (PostgreSQL), so counts per attribute and pair are
-    #: summed from the distinct tuples of one hash aggregation instead (protect/stats.py).
-    sorts_grouping_sets: bool
     #: Speed: a value dictionary reads the grouped relation S itself (DuckDB), not the distinct
     #: values of all columns gathered in one pass over S first (sql/common/column_values.sql).
     dictionaries_read_groups: bool
@@ -142,6 +139,12 @@ class Engine(Protocol):
     def close(self) -> None:
         """Release the connection."""
 
+    def __enter__(self) -> Engine:
+        """`with anonsql.connect(db) as engine:` -- closed when the block ends (Closing)."""
+
+    def __exit__(self, *exc: object) -> None:
+        """Close the engine (an open connection it wraps stays open for its owner)."""
+
     def tracer(self, fn: Tracer) -> AbstractContextManager[None]:
         """Inside, every statement the engine runs for its caller (execute, fetch_*, insert_rows) is
         passed to `fn(text, params)` before it runs (sqlite-utils' `Database.tracer`)."""
@@ -161,6 +164,17 @@ class StagingEngine(Engine, Protocol):
     def table_names(self, schema: str | None, pattern: str = "*") -> tuple[str, list[str]]:
         """The schema (None: the current one) and the names of its tables (not temporary views)
         matching `pattern` (`*` any text, `|` between alternatives), case-insensitively."""
+
+class Closing:
+    """An engine as a context manager: `with anonsql.connect(db) as engine: ...` closes it when
+    the block ends, an exception or not (Engine.close: a connection passed in stays open)."""
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # type: ignore[attr-defined]  # every engine class defines close
+
 
 # -- the tracer hook ---------------------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ import sqlglot
 from sqlglot import exp
 
 from ..errors import AnonsqlError, DatabaseError, first_line
-from .base import Scrubbed, Traced, target_names
+from .base import Closing, Scrubbed, Traced, target_names
 
 SCHEMES = ("spark:", "sc://")
 _LEADING_COMMENTS = re.compile(r"^\s*(?:/\*.*?\*/\s*|--[^\n]*\n\s*)*", re.S)
@@ -175,7 +175,7 @@ def _name(table: exp.Expr | None) -> str:
     return table.sql("spark").lower() if isinstance(table, exp.Table) else ""
 
 
-class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
+class SparkEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; Closing: `with`
     """Runs anonsql's SQL on Spark SQL. No transactions, no UPDATE: writers use CTAS and staging."""
 
     dialect = "spark"
@@ -190,7 +190,6 @@ class SparkEngine(Traced):  # Traced: the tracer hook, Engine.tracer
     rename_qualified = True
     plans_from_statistics = False
     matches_by_value = False
-    sorts_grouping_sets = False
     dictionaries_read_groups = False
     broadcast_hints = True
     reads_csv = False

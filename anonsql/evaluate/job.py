@@ -27,7 +27,7 @@ from ..errors import AnonsqlError
 from ..report import Progress, Report, silent
 from . import nb, stats, tree
 from .choices import CLASSIFIERS
-from .model import FoldCombos, FoldNBCounts, fold_errors
+from .model import FoldCombos, FoldNBCounts, fold_errors, majority_misclassified
 
 
 @dataclass
@@ -64,12 +64,17 @@ class EvaluationReport(Report):
     rows: int = 0
     fold_rows: list[int] = field(default_factory=list)
     classifiers: dict[str, ClassifierResult] = field(default_factory=dict)
+    #: the error of always answering the most frequent class of the training folds (same folds):
+    #: a classifier no better than this has learnt nothing from the quasi-identifiers
+    majority_error: float = 0.0
 
     def lines(self) -> list[str]:
         head = (f"stratified {self.folds}-fold cross validation (seed {self.seed}), {self.rows:,} rows matched by "
-                f"{self.key}: trained on {self.anonymized}, tested on {self.table}; baseline trained on {self.table}")
+                f"{self.key}: trained on {self.anonymized}, tested on {self.table}; baseline trained on {self.table}; "
+                "majority: always the most frequent class")
         return [head] + [f"  {c.classifier:<4}  error {c.error:.2%}  baseline {c.baseline_error:.2%}  "
-                         f"({c.degradation * 100:+.2f} points)" for c in self.classifiers.values()]
+                         f"({c.degradation * 100:+.2f} points)  majority {self.majority_error:.2%}"
+                         for c in self.classifiers.values()]
 
 
 def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[str] | str, class_column: str,
@@ -113,6 +118,7 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
     if int(fold_rows.sum()) != report.rows:  # the join by key lost or doubled rows: never expected
         raise AnonsqlError(f"internal: the folds cover {int(fold_rows.sum())} of {report.rows} rows")
     report.fold_rows = [int(r) for r in fold_rows]
+    report.majority_error = float(majority_misclassified(test, folds).sum()) / report.rows
 
     for name in chosen:
         say(f"evaluate: training and testing {name} on every fold")
@@ -126,6 +132,10 @@ def evaluate(engine: Engine, original: Table, anonymized: Table, qi: Sequence[st
         report.classifiers[name] = ClassifierResult(
             name, float(wrong_a.sum()) / report.rows, fold_errors(wrong_a, fold_rows), int(wrong_a.sum()),
             float(wrong_o.sum()) / report.rows, fold_errors(wrong_o, fold_rows), int(wrong_o.sum()))
+        if report.classifiers[name].error >= report.majority_error:
+            report.notes.append(f"{name} trained on {anonymized} is no better than always answering the most "
+                                f"frequent class ({report.classifiers[name].error:.2%} against "
+                                f"{report.majority_error:.2%} error)")
     return report
 
 

@@ -40,6 +40,16 @@ class FoldNBCounts:
     cls: np.ndarray  # (F, C) int64
 
 
+def majority_misclassified(test: FoldCombos, n_folds: int) -> np.ndarray:
+    """The majority-class baseline's misclassified rows per fold: fold f's rows all answered with
+    the most frequent class of the other folds (ties: the first class in sorted label order)."""
+    n_classes = int(test.classes.max()) + 1 if len(test.classes) else 1
+    by_fold = np.zeros((n_folds, n_classes), np.int64)
+    np.add.at(by_fold, (test.fold, test.classes), test.counts)
+    chosen = np.argmax(by_fold.sum(axis=0) - by_fold, axis=1)  # argmax: the first of equal counts
+    return by_fold.sum(axis=1) - by_fold[np.arange(n_folds), chosen]
+
+
 def fold_errors(misclassified: np.ndarray, fold_rows: np.ndarray) -> list[float]:
     """Per-fold error rates: misclassified test rows / test rows of the fold."""
     return [float(m) / float(r) for m, r in zip(misclassified.tolist(), fold_rows.tolist())]

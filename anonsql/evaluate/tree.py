@@ -54,6 +54,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..errors import AnonsqlError
+from ..progress import tick
 from .model import FoldCombos
 
 SKLEARN_MISSING = "the tree classifier needs scikit-learn: pip install 'anonsql[eval]'"
@@ -117,7 +118,7 @@ def misclassified(train: FoldCombos, test: FoldCombos, domain: list[int], n_fold
         for f, w in enumerate(pool.map(fold_wrong, range(n_folds))):  # results in fold order
             wrong[f] = w
             if progress is not None:
-                progress(f"  evaluate: tree fold {f + 1}/{n_folds} done")
+                tick(progress, "evaluate: tree folds", f + 1, n_folds, f"  evaluate: tree fold {f + 1}/{n_folds} done")
     return wrong
 
 

@@ -19,6 +19,7 @@ from .. import identifiers, sql
 from ..catalog import Column, Table, find_table, get_table, in_place_run, output_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
+from ..progress import tick
 from ..report import Progress, Report, save, silent
 from ..stats import drop_dictionaries
 from . import verify
@@ -148,12 +149,15 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     groups = before.groups
     say(f"statistics: {rows:,} rows, {len(groups.counts):,} distinct combinations of quasi-identifiers and class "
         f"({report.seconds['statistics']:.2f} s)")
-    report.notes += cardinality_warnings(groups)
-    for note in report.notes:
-        say("warning: " + note)
+    report.notes += cardinality_warnings(groups)  # in the summary: said once, there
+    at_start: list[int] = []  # the violating tuples at the loop's first report: the bar's length
 
-    def loop_progress(iteration: int, left: int) -> None:
-        say(f"  iteration {iteration:,}: {left:,} violating tuples left")
+    def loop_progress(iteration: int, left: int) -> None:  # every 1024 merges (the loop's own pace)
+        if not at_start:
+            at_start.append(left)
+        total = at_start[0]
+        tick(say, "kanon: violating tuples merged", total - left, total,
+             f"  iteration {iteration:,}: {left:,} violating tuples left")
 
     def loop() -> Any:
         return anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,

@@ -241,7 +241,7 @@ def _prepare(engine: Engine, table: str, class_column: str, attrs: Attrs, preced
     say(f"reading the views (P_c, N^i_(t,c)) of {tab} by SQL")
     v = stats.load_views(engine, tab, cols, cls)
     v = v.ordered(precedence_order(v.classes, validate.names(precedence)))
-    validate_views(v.view)
+    validate_views(v.view, v.classes, v.attrs)
     return tab, v
 
 

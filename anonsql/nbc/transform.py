@@ -10,7 +10,7 @@ the k-th root, is computed in Decimal with an error bound far below the offsets 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -19,9 +19,10 @@ from ..errors import AnonsqlError
 from .views import Viewset, is_realistic, is_safe
 
 
-def validate(view: Viewset) -> None:
+def validate(view: Viewset, classes: Sequence[str] = (), attrs: Sequence[str] = ()) -> None:
     """The paper's standing assumptions (Section 3): >= 2 classes, every P_c > 0, and
-    every class has some count in every attribute (else Step 1's maxima are 0)."""
+    every class has some count in every attribute (else Step 1's maxima are 0). `classes`
+    and `attrs`, the labels and column names, name what fails (else its number)."""
     if view.classes < 2:
         raise AnonsqlError("the class column has fewer than 2 distinct labels: there is nothing to classify")
     if view.n < 1:
@@ -31,7 +32,10 @@ def validate(view: Viewset) -> None:
     for i, attr in enumerate(view.N):
         for c in range(view.classes):
             if not attr or max(row[c] for row in attr) <= 0:
-                raise AnonsqlError(f"class #{c} has no non-NULL value in attribute #{i}")
+                cls = f"class {classes[c]!r}" if c < len(classes) else f"class #{c}"
+                column = f"attribute {attrs[i]!r}" if i < len(attrs) else f"attribute #{i}"
+                raise AnonsqlError(f"{cls} has no non-NULL value in {column}: every class needs a known value in "
+                                   "every attribute (leave the attribute out of --attrs, or fill its NULLs)")
 
 
 def _floor_log2(x: Fraction) -> int:

@@ -53,6 +53,8 @@ class ProtectedCell:
     prediction_before: dict[str, list[Any]]
     prediction_after: dict[str, list[Any]]
     side_effects: int  # other cells this cell's runs hid (or generalized)
+    #: the classifiers whose one prediction before was the cell's TRUE value (a hit, not a guess)
+    predicted_true: list[str] = field(default_factory=list)
     next_best_guess: Any = None
     runs: int = 0
 
@@ -100,10 +102,13 @@ class ProtectReport(Report):
                  f"{'all admissible values' if self.top_k is None else f'the top {self.top_k}'}, seed {self.seed}); "
                  f"original values of changed cells in {self.changes_table} (private)"]
         for c in self.cells:
-            was = ", ".join(k for k, v in c.prediction_before.items() if len(v) == 1) or "none"
+            wrong = [k for k, v in c.prediction_before.items() if len(v) == 1 and k not in c.predicted_true]
+            was = ", ".join(c.predicted_true) or "no classifier"
+            if wrong:
+                was += f" ({', '.join(wrong)} predicted another value)"
             value = original.get((str(c.key), c.column))
             status = c.status.replace("_", " ") + ("" if value is None else f" (original value {value!r})")
-            lines.append(f"  {self.key} = {c.key}, {c.column}: {status}; predicted before by "
+            lines.append(f"  {self.key} = {c.key}, {c.column}: {status}; true value predicted before by "
                          f"{was}; {c.side_effects} other cell(s) {done}" + ("; TUPLE DELETED" if c.deleted else ""))
         fate = " (rows removed)" if self.rows_removed else " (kept, all cells NULL)" if self.deleted_tuples else ""
         lines.append(f"  changed cells {self.changed_cells:,} (direct distance); deleted tuples "
@@ -177,7 +182,7 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
                            dropped=drop, pseudonymized=pseudonymize, qi=qi, k=k, input_k=had)
     say(f"protect: {len(inp.cells)} cell(s) of {source} with {method}")
     # the source's distinct tuples over the run's columns, fetched once: for the algorithm's
-    # counts and, on PostgreSQL, for the metrics' distributions before the change
+    # counts and for the metrics' distributions before the change
     source_tuples = cache(lambda: stats.tuple_table(engine, source.expr, inp.columns))
     with report.timed("algorithm"):
         extra = [c for c in source.column_names if c != inp.key and c not in (*inp.columns, *drop)]
@@ -200,7 +205,8 @@ def _protect_table(engine: Engine, table: str, key: str, *, method: str, target:
     # output and changes table are created under staged_outputs' names (Spark: staging tables, renamed once verified)
     staging = staged_outputs(engine, [(dest, replaced), (changes, existing)])
     with engine.transaction(), staging as (stage, stage_changes):
-        before = stats.distributions(engine, source.expr, published, inp.columns, source_tuples)
+        with report.timed("statistics"):  # Section 2.4's counts before the change
+            before = stats.distributions(engine, source.expr, published, inp.columns, source_tuples)
         source_tuples.cache_clear()  # not needed after this: let it go before the rewrite
         with report.timed("rewrite"):
             rewrite.write_back(rewrite.Apply(engine), source, stage, stage_changes, inp.key, decisions,
@@ -344,6 +350,7 @@ def _cells(inp: ProtectionInput, results: list[CellResult], values: list[np.ndar
         prediction_before={c: [value(r.cell.target, x) for x in v] for c, v in r.before.items()},
         prediction_after={c: [value(r.cell.target, x) for x in v] for c, v in r.after.items()},
         side_effects=len(set(r.changes) - {(r.cell.row, r.cell.target)}),  # a cell changed twice counts once
+        predicted_true=[c for c, v in r.before.items() if list(v) == [r.cell.value]],
         next_best_guess=None if r.next_best is None else value(r.cell.target, r.next_best), runs=r.runs)
         for r in results]
 

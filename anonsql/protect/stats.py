@@ -131,61 +131,86 @@ def distributions(engine: Engine, table: exp.Table, cols: list[str], paired: Seq
                   tuples: Callable[[], pa.Table] | None = None) -> Distributions:
     """First-order counts per attribute of `cols` (None = ν) and joint counts of non-ν pairs
     among the `paired` ones only (Defs. 2.7, 2.9: the attributes the run reads), keyed by value
-    text so that a column turned into text still matches its source. On PostgreSQL the paired
-    attributes' counts are summed from their distinct tuples (protect/tuple_counts: one hash
-    aggregation, where a grouping set per attribute or pair costs a sort each; `tuples()`, when
-    given, is that table over `paired` already fetched for the algorithm); elsewhere grouping
-    sets do it in the database (protect/value_counts, protect/pair_counts: DuckDB and Spark hash
-    them, and only the small counts leave it)."""
+    text so that a column turned into text still matches its source. The paired attributes'
+    counts are summed in numpy from their distinct tuples with counts (protect/tuple_counts, one
+    hash aggregation; `tuples()`, when given, is that table over `paired` already fetched for
+    the algorithm), so time and memory follow the distinct tuples, never the rows or the pairs'
+    product; the other attributes' counts come from one grouping-sets scan (protect/value_counts)."""
     single: list[dict[Any, int]] = [{} for _ in cols]
     both = [j for j, c in enumerate(cols) if c in paired]
-    pairs = [(i, j) for n, i in enumerate(both) for j in both[n + 1:]]
-    joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {q: {} for q in pairs}
-    by_tuples = both if engine.sorts_grouping_sets else []
-    rest = [j for j in range(len(cols)) if j not in by_tuples]
+    joint: dict[tuple[int, int], dict[tuple[Any, Any], int]] = {
+        (i, j): {} for n, i in enumerate(both) for j in both[n + 1:]}
+    rest = [j for j in range(len(cols)) if j not in both]
     if rest:
-        m = len(rest)
-        df = engine.fetch_df(*sql.render("protect/value_counts", engine.dialect, tbl=table,
-                                         attr=sql.columns([cols[j] for j in rest])))
-        for row in df.itertuples(index=False):
-            k = next(k for k in range(m) if row[k] == 0)
-            single[rest[k]][text(row[m + k])] = int(row[2 * m])
-    if by_tuples:
+        _value_counts(engine, table, cols, rest, single)
+    if both:
         names = [c for c in paired if c in cols]
         found = tuples() if tuples is not None and names == list(paired) else tuple_table(engine, table, names)
         _from_tuples(found, [names.index(cols[j]) for j in both], both, single, joint)
-    elif pairs:
-        n_pairs = len(pairs)
-        df = engine.fetch_df(*sql.render("protect/pair_counts", engine.dialect, tbl=table,
-                                         a=sql.columns([cols[i] for i, _ in pairs]),
-                                         b=sql.columns([cols[j] for _, j in pairs])))
-        for row in df.itertuples(index=False):
-            q = next(q for q in range(n_pairs) if row[q] == 0 and row[n_pairs + q] == 0)
-            a, b = text(row[2 * n_pairs + q]), text(row[3 * n_pairs + q])
-            if a is not None and b is not None:
-                joint[pairs[q]][(a, b)] = int(row[4 * n_pairs])
     return single, joint
+
+
+def _value_counts(engine: Engine, table: exp.Table, cols: list[str], rest: list[int],
+                  single: list[dict[Any, int]]) -> None:
+    """N(v) of the attributes `rest` (positions in `cols`) into `single`, from protect/value_counts:
+    the result's columns are the m grouping flags, the m values and the count."""
+    m = len(rest)
+    found = engine.fetch_arrow(*sql.render("protect/value_counts", engine.dialect, tbl=table,
+                                           attr=sql.columns([cols[j] for j in rest])))
+    n = found.column(2 * m).to_numpy().astype(np.int64)
+    for k, j in enumerate(rest):
+        mine = found.column(k).to_numpy() == 0
+        for v, count in zip(found.column(m + k).to_pandas()[mine].tolist(), n[mine].tolist()):
+            v = text(v)
+            single[j][v] = single[j].get(v, 0) + count
+
+
+#: The code pairs of an attribute pair counted densely (one bincount, no sort) beyond 4 per tuple.
+DENSE_PAIRS = 65536
 
 
 def _from_tuples(tuples: pa.Table, place: list[int], both: list[int], single: list[dict[Any, int]],
                  joint: dict[tuple[int, int], dict[tuple[Any, Any], int]]) -> None:
     """`distributions` of the `both` attributes summed from their distinct tuples (attribute
-    both[i] in column place[i] of `tuples`, the count last), into `single` and `joint`."""
+    both[i] in column place[i] of `tuples`, the count last), into `single` and `joint`: each
+    column coded once (NULL -1) and its codes' texts looked up once, each pair's counts one
+    numpy aggregation of the combined codes."""
     n = tuples.column(tuples.num_columns - 1).to_numpy().astype(np.int64)
-    coded = {j: pd.factorize(tuples.column(k).to_pandas(), use_na_sentinel=True)  # NULL: -1
-             for k, j in zip(place, both)}
-    for j, (codes, uniques) in coded.items():
-        for u, count in enumerate(np.bincount(codes + 1, weights=n, minlength=len(uniques) + 1).tolist()):
-            v = None if u == 0 else text(uniques[u - 1])
-            single[j][v] = single[j].get(v, 0) + int(count)
+    coded = {}
+    for k, j in zip(place, both):
+        codes, uniques = pd.factorize(tuples.column(k).to_pandas(), use_na_sentinel=True)
+        coded[j] = (codes.astype(np.int64), _texts(uniques))
+    distinct = {j: len(set(labels)) == len(labels) for j, (_, labels) in coded.items()}  # texts may coincide
+    for j, (codes, labels) in coded.items():
+        sums = np.bincount(codes + 1, weights=n, minlength=len(labels) + 1).astype(np.int64).tolist()
+        for v, count in zip([None, *labels], sums):
+            single[j][v] = single[j].get(v, 0) + count
     for i, j in joint:
-        (ci, ui), (cj, uj) = coded[i], coded[j]
+        (ci, li), (cj, lj) = coded[i], coded[j]
         known = (ci >= 0) & (cj >= 0)
-        keys, at = np.unique(ci[known].astype(np.int64) * len(uj) + cj[known], return_inverse=True)
-        for key, count in zip(keys.tolist(), np.bincount(at.reshape(-1), weights=n[known]).tolist()):
-            a, b = text(ui[key // len(uj)]), text(uj[key % len(uj)])
-            if a is not None and b is not None:
-                joint[(i, j)][(a, b)] = joint[(i, j)].get((a, b), 0) + int(count)
+        combined, weights, span = ci[known] * len(lj) + cj[known], n[known], len(li) * len(lj)
+        if span <= 4 * len(combined) + DENSE_PAIRS:  # a dense count over every (a, b) code pair: no sort
+            dense = np.bincount(combined, weights=weights, minlength=span)
+            keys = np.flatnonzero(dense)  # each tuple counts >= 1, so a pair seen is a pair counted
+            sums = dense[keys].astype(np.int64).tolist()
+        else:
+            keys, at = np.unique(combined, return_inverse=True)
+            sums = np.bincount(at.reshape(-1), weights=weights, minlength=len(keys)).astype(np.int64).tolist()
+        pairs = zip(map(li.__getitem__, (keys // len(lj)).tolist()), map(lj.__getitem__, (keys % len(lj)).tolist()))
+        into = joint[(i, j)]
+        if not into and distinct[i] and distinct[j]:  # one text per code: each pair once, built in C
+            into.update(zip(pairs, sums))
+            continue
+        for pair, count in zip(pairs, sums):
+            into[pair] = into.get(pair, 0) + count
+
+
+def _texts(uniques: Any) -> list[str | None]:
+    """`text` of each of a column's distinct values (pd.factorize's uniques), whole numbers and
+    strings without a call each."""
+    if uniques.dtype.kind in "iu":
+        return [str(v) for v in uniques.tolist()]
+    return [v if type(v) is str else text(v) for v in uniques]
 
 
 def change_counts(engine: Engine, changes: exp.Table) -> dict[tuple[str, str | None], dict[Any, int]]:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..progress import tick
 from .deletion import (
     COIN_KEPT,
     DELETED,
@@ -153,12 +154,13 @@ def _drive(p, results: list, pending: list, run, enhanced, chance, still_exposed
             for r, out in zip(group, group_run(p, [r.cell for r in group], chance)):
                 _merge(r, out)
             done += len(group)
-            progress(f"  protect: {done}/{len(pending)} cell(s) done")
+            tick(progress, "protect: cells", done, len(pending), f"  protect: {done}/{len(pending)} cell(s) done")
     else:
         for r in pending:
             _merge(r, run(p, r.cell, chance))
             done += 1
-            progress(f"  protect: {done}/{len(pending)} cell(s) done ({r.status.replace('_', ' ')})")
+            tick(progress, "protect: cells", done, len(pending),
+                 f"  protect: {done}/{len(pending)} cell(s) done ({r.status.replace('_', ' ')})")
     while True:
         again = [r for r in results if r.status in (SUPPRESSED, NOT_NEEDED) and still_exposed(r.cell)]
         if not again:

@@ -106,13 +106,18 @@ def naive_bayes(engine: Engine, tbl: sql.TableName, target: str, attrs: list[str
     m, tax = len(attrs), taxonomies[target]
     pair: dict[tuple[int, str], dict[str, int]] = {}
     totals = [0] * len(tax)
-    for row in engine.fetch_df(text, params).itertuples(index=False):
-        j = next(j for j in range(m) if row[j] == 0)
-        label, n = str(stats.text(row[2 * m])), int(row[2 * m + 1])
-        if j == 0:
-            totals[tax.index(label)] += n
-        if not pd.isna(row[m + j]):
-            pair.setdefault((j, label), {})[str(stats.text(row[m + j]))] = n
+    found = engine.fetch_arrow(text, params)  # grouping flags g_j, attributes, target, count
+    labels = [str(stats.text(v)) for v in found.column(2 * m).to_pylist()]
+    counts = found.column(2 * m + 1).to_pylist()
+    for j in range(m):
+        mine = np.flatnonzero(found.column(j).to_numpy() == 0).tolist()  # the rows of attribute j's set
+        values = found.column(m + j).to_pylist()
+        for r in mine:
+            label, n = labels[r], int(counts[r])
+            if j == 0:
+                totals[tax.index(label)] += n
+            if values[r] is not None:
+                pair.setdefault((j, label), {})[str(stats.text(values[r]))] = n
 
     def score(tuple_: Mapping[str, Any]) -> dict[str, Fraction]:
         own, at = list(totals), stats.text(tuple_[target])
