@@ -27,6 +27,8 @@ from .rules import primary, upper_levels
 from .spec import Spec
 from .stats import gather
 from .suppress import protect
+from .unions import Unions, magnitude
+from .unions import check as check_unions
 
 #: The private audit's name: the published table's, then this (private by name, as the project's rule asks).
 PRIVATE_AUDIT = "_private_audit"
@@ -60,6 +62,7 @@ class TablesReport(Report):
     linear_secondaries: int = 0
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
+    union_secondaries: int = 0  # so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
@@ -84,7 +87,8 @@ class TablesReport(Report):
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
             f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
             f"{self.integer_exposed:,}){width}",
-        ]
+        ] + ([f"  secondaries so that no union of a dominance primary's suppressed companions is dominated "
+              f"{self.union_secondaries:,}"] if self.dominance or self.p_percent is not None else [])
 
 
 @dataclass(kw_only=True)
@@ -146,11 +150,14 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     if full:
         raise AnonsqlError(f"--structural-zeros: {full[0]} is not empty in {source}")
     report.structural_zeros = len(zeros)
+    targets = np.array([r is not None and (r[0].endswith("-dominance") or r[0] == "p%") for r in reasons], bool)
+    repair = Unions(engine, source, spec, grid, labels, targets) if magnitude(spec) else None
     with report.timed("secondary"):
         cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
         outcome = protect(grid, reasons, protection, cube=cube, forced=_cells(spec.forced, "--publish", spec, grid,
                                                                              labels),
-                          zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say)
+                          zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say,
+                          unions=repair)
     report.seconds.update({f"secondary: {k}": v for k, v in outcome.seconds.items()})
     hidden = (outcome.status == "u") | (outcome.status == "x")
     report.cells = len(grid.codes)
@@ -163,6 +170,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
     report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
+    report.union_secondaries = outcome.union_secondaries
     say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
         f"({report.seconds['secondary']:.2f} s)")
 
@@ -193,6 +201,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
                                    protection.integer)
             report.smallest_width = verify.protection(report, result, truth, protection,
                                                       {key: float(levels[c]) for c, key in keys.items()})
+            check_unions(engine, report, source, written, spec, {key for c, key in keys.items() if targets[c]})
         if not report.ok:
             raise VerificationError(report.checks)
     say(f"verify: values recounted, rules hold, no primary pinned ({report.seconds['verify']:.2f} s)")

@@ -19,6 +19,10 @@ secondary unless the protection allows it (--allow-empty-secondaries): the attac
 the policy then knows every hidden cell is non-empty (Protection.floor). Forced cells (z: --publish,
 and the structural zeros the attacker knows are empty) are published whatever it costs: never
 a secondary; a primary that only they could protect is an error.
+
+3. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
+   union of a dominance primary's suppressed companions is dominated; suppressing more only
+   widens every interval, so no primary is audited again.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class Outcome:
     linear_secondaries: int = 0
     pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
     lp_secondaries: int = 0
+    union_secondaries: int = 0  # added so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -67,10 +72,12 @@ class Outcome:
 def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protection: Protection, *,
             cube: bool = False, forced: Sequence[int] = (), zeros: Sequence[int] = (),
             levels: np.ndarray | None = None, bounds_all: bool = False, label: Callable[[int], str] = str,
-            progress: Callable[[str], None] | None = None) -> Outcome:
+            progress: Callable[[str], None] | None = None,
+            unions: Callable[[np.ndarray, np.ndarray], list[tuple[int, int]]] | None = None) -> Outcome:
     """Primary cells (reason not None: (rule, details) or a text) plus the secondaries that protect
     them, never a `forced` cell nor a structural zero (`zeros`, published as forced); `levels` is
-    each cell's upper protection level from the magnitude rules (see module docstring)."""
+    each cell's upper protection level from the magnitude rules, `unions` the union repair
+    (status, barred) -> [(cell, primary it protects)] (see module docstring)."""
     say = progress or (lambda _m: None)
     n = len(grid.codes)
     members, finest_cell = grid.members(), grid.finest_cell()
@@ -176,6 +183,15 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         out.lp_lower[p], out.lp_upper[p] = b.lp or (b.lower, b.upper)
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
+
+    started = time.perf_counter()
+    while unions is not None and (more := unions(status.copy(), barred)):
+        for cell, p in more:
+            suppress(cell, "dominated union", p)
+            out.union_secondaries += 1
+    if unions is not None:
+        out.seconds["unions"] = time.perf_counter() - started
+        say(f"  unions: {out.union_secondaries} more secondaries so that no union of hidden cells is dominated")
 
     for cell in np.flatnonzero(_hidden(status)) if bounds_all else []:
         c = int(cell)
