@@ -59,6 +59,8 @@ class _CommandGroup(Command, Group):
 @click.option("--allow-empty-secondaries", is_flag=True, help="an empty cell may be a secondary (default: never; "
               "the attacker then knows every hidden cell holds a row)")
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
+@click.option("--previous", metavar="TABLE", help="last period's published table of the same shape (or its private "
+              "audit): its suppressed cells are the secondaries chosen first; the report counts the cells that changed")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
 @options.report
@@ -67,7 +69,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
            hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
-           bounds: bool, out: str | None, replace: bool,
+           bounds: bool, previous: str | None, out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
 
@@ -94,6 +96,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
                             publish="; ".join(publish) or None, structural_zeros="; ".join(zeros) or None,
                             allow_empty_secondaries=allow_empty_secondaries, out=out, replace=replace, bounds=bounds,
+                            previous=previous,
                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

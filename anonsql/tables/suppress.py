@@ -12,9 +12,11 @@
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
 
-Cheapest = an inner cell before a margin (fewer summed dimensions first), a non-empty cell
-before an empty one (an empty secondary protects one side only), then the smaller value,
-then the cell number: the same input always gives the same pattern. An empty cell is never a
+Cheapest = a `preferred` cell first (last period's suppressed cells with --previous, as
+GaussSuppression's incremental suppression lowers their cost), an inner cell before a margin
+(fewer summed dimensions first), a non-empty cell before an empty one (an empty secondary
+protects one side only), then the smaller value, then the cell number: the same input always
+gives the same pattern. An empty cell is never a
 secondary unless the protection allows it (--allow-empty-secondaries): the attacker who knows
 the policy then knows every hidden cell is non-empty (Protection.floor). Forced cells (z: --publish,
 and the structural zeros the attacker knows are empty) are published whatever it costs: never
@@ -72,19 +74,21 @@ class Outcome:
 def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protection: Protection, *,
             cube: bool = False, forced: Sequence[int] = (), zeros: Sequence[int] = (),
             levels: np.ndarray | None = None, bounds_all: bool = False, label: Callable[[int], str] = str,
-            progress: Callable[[str], None] | None = None,
+            progress: Callable[[str], None] | None = None, preferred: np.ndarray | None = None,
             unions: Callable[[np.ndarray, np.ndarray], list[tuple[int, int]]] | None = None) -> Outcome:
     """Primary cells (reason not None: (rule, details) or a text) plus the secondaries that protect
     them, never a `forced` cell nor a structural zero (`zeros`, published as forced); `levels` is
-    each cell's upper protection level from the magnitude rules, `unions` the union repair
-    (status, barred) -> [(cell, primary it protects)] (see module docstring)."""
+    each cell's upper protection level from the magnitude rules, `preferred` the cells chosen first
+    as secondaries, `unions` the union repair (status, barred) -> [(cell, primary it protects)]
+    (see module docstring)."""
     say = progress or (lambda _m: None)
     n = len(grid.codes)
     members, finest_cell = grid.members(), grid.finest_cell()
     inner = grid.summed == 0
     upper_level = np.zeros(n) if levels is None else levels
+    chosen_first = np.zeros(n, bool) if preferred is None else preferred
     rank = np.empty(n, np.int64)
-    rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed))] = np.arange(n)
+    rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed, ~chosen_first))] = np.arange(n)
     status = np.array(["u" if r else "s" for r in reasons], dtype="<U1")
     why = [(r[1] if isinstance(r, tuple) else r) or "safe" for r in reasons]
     for c in zeros:
@@ -111,7 +115,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         needs = [(down, up)]
         if protection.small and v >= 1:  # a small count: the interval must reach 0 or n
             needs = [(max(down, v), up), (down, max(up, protection.small - v))]
-        return hypercube(grid, p, _hidden(status), barred, needs, protection.floor)
+        return hypercube(grid, p, _hidden(status), barred, needs, protection.floor, chosen_first)
 
     started = time.perf_counter()
     attacker = Attacker(members, finest_cell, grid.value, status == "u", protection.floor)
@@ -132,7 +136,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
             raise AnonsqlError(f"primary cell {label(target)} cannot be protected without suppressing a forced "
                                "cell (--publish, --structural-zeros) or an empty one: force fewer cells, or "
                                "--allow-empty-secondaries")
-        return int(cells[np.lexsort((rank[cells], near))[0]])
+        return int(cells[np.lexsort((rank[cells], near, ~chosen_first[cells]))[0]])
 
     started = time.perf_counter()
     out.linear_skipped = int((~inner).sum()) * int(_free(finest_cell, status).sum()) > LINEAR_LIMIT
