@@ -63,6 +63,7 @@ class TablesReport(Report):
     linear_secondaries: int = 0
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
+    redundant: int = 0  # secondaries published again by the clean-up (every primary kept its protection)
     union_secondaries: int = 0  # so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     previous: str | None = None  # last period's table whose pattern was kept where it could be (--previous)
@@ -89,7 +90,7 @@ class TablesReport(Report):
             f"{self.exposed_primary_only:,}); secondaries "
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
             f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
-            f"{self.integer_exposed:,}){width}",
+            f"{self.integer_exposed:,}), published again as redundant {self.redundant:,}{width}",
         ] + ([f"  secondaries so that no union of a dominance primary's suppressed companions is dominated "
               f"{self.union_secondaries:,}"] if self.dominance or self.p_percent is not None else []) \
             + ([f"  against the previous pattern ({self.previous}): {sum(self.pattern_changes.values()):,} cells "
@@ -179,7 +180,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
     report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
-    report.union_secondaries = outcome.union_secondaries
+    report.union_secondaries, report.redundant = outcome.union_secondaries, outcome.redundant
     if last is not None:
         newly, again = last.changes(hidden)
         report.previous, report.pattern_changes = last.table, {"suppressed": newly, "published": again}

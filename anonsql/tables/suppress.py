@@ -22,7 +22,9 @@ the policy then knows every hidden cell is non-empty (Protection.floor). Forced 
 and the structural zeros the attacker knows are empty) are published whatever it costs: never
 a secondary; a primary that only they could protect is an error.
 
-3. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
+3. Clean-up (anonsql.tables.redundant, on small tables): a secondary that every primary can do
+   without is published again, the most expensive first; the bounds are then audited afresh.
+4. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
    union of a dominance primary's suppressed companions is dominated; suppressing more only
    widens every interval, so no primary is audited again.
 """
@@ -41,6 +43,7 @@ from .cells import Grid
 from .hypercube import hypercube
 from .linear import certificates
 from .protection import Protection
+from .redundant import release
 from .sparse import sp
 
 #: The exact stage is skipped when its dense system (totals x unknowns) is larger than this: its
@@ -65,6 +68,7 @@ class Outcome:
     linear_secondaries: int = 0
     pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
     lp_secondaries: int = 0
+    redundant: int = 0  # secondaries published again by the clean-up (anonsql.tables.redundant)
     union_secondaries: int = 0  # added so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
@@ -187,6 +191,21 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         out.lp_lower[p], out.lp_upper[p] = b.lp or (b.lower, b.upper)
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
+
+    started = time.perf_counter()
+    released = release(grid, status, protection, upper_level, primaries, np.argsort(-rank, kind="stable"))
+    if released:
+        out.redundant = len(released)
+        for c in released:
+            why[c] = "safe"
+        attacker = Attacker(members, finest_cell, grid.value, _hidden(status), protection.floor)
+        for p in primaries:
+            b = attacker.bounds(p)
+            out.lp_lower[p], out.lp_upper[p] = b.lower, b.upper
+            b = attacker.whole(p, b) if protection.integer else b
+            out.lower[p], out.upper[p] = b.lower, b.upper
+    out.seconds["clean-up"] = time.perf_counter() - started
+    say(f"  clean-up: {out.redundant} secondaries published again (every primary keeps its protection)")
 
     started = time.perf_counter()
     while unions is not None and (more := unions(status.copy(), barred)):
