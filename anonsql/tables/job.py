@@ -24,7 +24,7 @@ from .cells import TOTAL, Grid
 from .previous import read as read_pattern
 from .protection import Protection
 from .rewrite import PUBLISHED, check_names, publication
-from .rules import primary, upper_levels
+from .rules import by_magnitude, primary, upper_levels
 from .spec import Spec
 from .stats import gather
 from .suppress import protect
@@ -160,7 +160,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
         raise AnonsqlError(f"--structural-zeros: {full[0]} is not empty in {source}")
     report.structural_zeros = len(zeros)
     last = None if previous is None else read_pattern(engine, previous, spec.dims, grid, labels)
-    targets = np.array([r is not None and (r[0].endswith("-dominance") or r[0] == "p%") for r in reasons], bool)
+    targets = by_magnitude(reasons)
     repair = Unions(engine, source, spec, grid, labels, targets) if magnitude(spec) else None
     with report.timed("secondary"):
         cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy

@@ -11,6 +11,11 @@
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
+3. Clean-up (anonsql.tables.redundant, on small tables): a secondary that every primary can do
+   without is published again, the most expensive first; the bounds are then audited afresh.
+4. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
+   union of a dominance primary's suppressed companions is dominated; suppressing more only
+   widens every interval, so no primary is audited again.
 
 Cheapest = a `preferred` cell first (last period's suppressed cells with --previous, as
 GaussSuppression's incremental suppression lowers their cost), an inner cell before a margin
@@ -21,12 +26,6 @@ secondary unless the protection allows it (--allow-empty-secondaries): the attac
 the policy then knows every hidden cell is non-empty (Protection.floor). Forced cells (z: --publish,
 and the structural zeros the attacker knows are empty) are published whatever it costs: never
 a secondary; a primary that only they could protect is an error.
-
-3. Clean-up (anonsql.tables.redundant, on small tables): a secondary that every primary can do
-   without is published again, the most expensive first; the bounds are then audited afresh.
-4. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
-   union of a dominance primary's suppressed companions is dominated; suppressing more only
-   widens every interval, so no primary is audited again.
 """
 
 from __future__ import annotations
