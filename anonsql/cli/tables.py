@@ -79,8 +79,10 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     recompute a suppressed cell from the published ones: exact elimination over the totals,
     then the attacker's LP (min and max of each cell) must leave every primary its protection:
     an interval, the rules' standard upper protection levels (p%, dominance), and for counts
-    whole-number bounds not inside [1, min-count - 1]. An empty cell is never a secondary
-    (unless --allow-empty-secondaries). With --hierarchy a dimension's totals follow a stored
+    whole-number bounds not inside [1, min-count - 1]; with --dominance or --p-percent no union of
+    a primary's suppressed companions in one total may be dominated either. An empty cell is never
+    a secondary (unless --allow-empty-secondaries); with --previous last period's suppressed cells
+    are the secondaries chosen first. With --hierarchy a dimension's totals follow a stored
     taxonomy (each node the sum of its leaves). Writes <out>(dimension labels, 'Total' in
     margins or the taxonomy node's label, grouping_id, level, value NULL when suppressed, status
     'published' or 'suppressed', alike for every hidden cell) and the PRIVATE <out>_private_audit
