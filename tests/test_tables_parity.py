@@ -99,3 +99,16 @@ def test_sdctable_singletons_need_one_secondary(db, engine):
     audit = {row[0]: row[5] for row in table_rows(engine, "pub_private_audit")}
     assert r.ok and {k for k, s in audit.items() if s == "u"} == {"a", "c"}
     assert sum(s == "x" for s in audit.values()) <= 1  # sdcTable's SIMPLEHEURISTIC with detectSingletons
+
+
+def test_gausssuppression_p_percent_one_way_without_total(db, engine):
+    """SuppressDominantCells(d, pPercent = 7, numVar = "num", formula = ~v1 - 1), each record its own
+    contributor: v1..v4 primary (T - x_1 - x_2 = 0), v5 safe (100 - 50 - 25 >= 7% of 50), nothing else."""
+    num = [100, 90, 10, 80, 20, 70, 30, 50, 25, 25, 40, 20, 20, 20, 25, 25, 25, 25]
+    v1 = ["v1"] + ["v2"] * 2 + ["v3"] * 2 + ["v4"] * 2 + ["v5"] * 3 + ["v6"] * 4 + ["v7"] * 4
+    write_frame(engine, pd.DataFrame({"v1": v1, "num": num, "record": range(len(num))}), "d")
+    r = anonsql.safe_table(db, "d", "v1", margins="none", measure="num", contributor="record", min_count=1,
+                           p_percent=7, out="pub")
+    got = {row[0]: row[5] for row in table_rows(engine, "pub_private_audit")}
+    assert r.ok and {k for k, s in got.items() if s == "u"} == {"v1", "v2", "v3", "v4"}
+    assert not any(s == "x" for s in got.values())
