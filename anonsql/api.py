@@ -416,7 +416,8 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
                bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
                progress: Callable[[str], None] | None = None, allow_empty_secondaries: bool = False,
-               structural_zeros: str | Sequence[Mapping[str, str]] | None = None) -> TablesReport:
+               structural_zeros: str | Sequence[Mapping[str, str]] | None = None,
+               previous: str | None = None) -> TablesReport:
     """Publish a safe aggregate table of `table`: counts (or sums of `measure`) by `dims` with their
     margins (`cube`, `rollup` or `none`), or the linked `tables` ('a*b,c*b') protected together.
     `hierarchy` ('dim=taxonomy,...') gives a dimension the totals of a stored taxonomy: every
@@ -432,7 +433,11 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
     unless `allow_empty_secondaries`. Writes `out` (default <table>_tables: labels, grouping_id,
     level, value NULL when suppressed, status 'published' or 'suppressed', the bounds with
     `bounds`) and the private <out>_private_audit (true values, statuses, reasons), checked by SQL
-    recounts and an LP built from the published table alone, in one transaction. `emit_sql` also
+    recounts and an LP built from the published table alone, in one transaction. With the
+    dominance or p% rule, no union of a primary's suppressed companions in one additive relation
+    may be dominated either (more cells are suppressed until none is). `previous` (last period's
+    published table of the same shape, or its private audit) makes its suppressed cells the
+    secondaries chosen first; the report counts the cells that changed. `emit_sql` also
     writes the run as a script; `execute=False` only writes it.
     """
     from .tables import entry as _tables_entry  # before connecting: without the `tables` extra, one error line first
@@ -444,7 +449,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                                         hierarchy=hierarchy, publish=publish, out=out, replace=replace, bounds=bounds,
                                         emit_sql=emit_sql, execute=execute, progress=progress,
                                         allow_empty_secondaries=allow_empty_secondaries,
-                                        structural_zeros=structural_zeros)
+                                        structural_zeros=structural_zeros, previous=previous)
 
 
 @validate_params({"hierarchy": HIERARCHY})

@@ -896,6 +896,26 @@ def test_safe_table_same_as_duckdb(both):
     same(api.audit_table(e, "people_safe") for e in both)
 
 
+def test_safe_table_unions_and_previous_same_as_duckdb(both):
+    """The union check's working table (an emulated temporary table on Spark) and --previous."""
+    pytest.importorskip("highspy")
+    from anonsql.data.loading import write_frame
+    from tests.test_tables_previous import PERIOD_1, PERIOD_2, _rows
+    from tests.test_tables_unions import FIRMS
+
+    for e in both:
+        write_frame(e, pd.DataFrame(FIRMS, columns=["region", "firm", "turnover"]), "firms_u")
+        write_frame(e, _rows(PERIOD_1), "period_1")
+        write_frame(e, _rows(PERIOD_2), "period_2")
+    same_output(both, lambda e: api.safe_table(e, "firms_u", "region", measure="turnover", contributor="firm",
+                                               min_count=1, dominance="1,80", out="firms_pub", replace=True),
+                "firms_pub")
+    same_output(both, lambda e: api.safe_table(e, "period_1", "region,sector", out="period_1_pub", replace=True),
+                "period_1_pub")
+    same_output(both, lambda e: api.safe_table(e, "period_2", "region,sector", out="period_2_pub", replace=True,
+                                               previous="period_1_pub"), "period_2_pub")
+
+
 def test_safe_table_failed_verification_leaves_the_old_tables_on_spark(both, monkeypatch):
     pytest.importorskip("highspy")
     from anonsql.tables import verify as tables_verify

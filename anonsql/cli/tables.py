@@ -59,13 +59,15 @@ class _CommandGroup(Command, Group):
 @click.option("--allow-empty-secondaries", is_flag=True, help="an empty cell may be a secondary (default: never; "
               "the attacker then knows every hidden cell holds a row)")
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
+@click.option("--previous", metavar="TABLE", help="last period's published table of the same shape (or its private "
+              "audit): its suppressed cells are the secondaries chosen first; the report counts the cells that changed")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
 def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool, dims: str | None, linked: str | None,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
            hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
-           bounds: bool, out: str | None, replace: bool,
+           bounds: bool, previous: str | None, out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
 
@@ -75,8 +77,10 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     recompute a suppressed cell from the published ones: exact elimination over the totals,
     then the attacker's LP (min and max of each cell) must leave every primary its protection:
     an interval, the rules' standard upper protection levels (p%, dominance), and for counts
-    whole-number bounds not inside [1, min-count - 1]. An empty cell is never a secondary
-    (unless --allow-empty-secondaries). With --hierarchy a dimension's totals follow a stored
+    whole-number bounds not inside [1, min-count - 1]; with --dominance or --p-percent no union of
+    a primary's suppressed companions in one total may be dominated either. An empty cell is never
+    a secondary (unless --allow-empty-secondaries); with --previous last period's suppressed cells
+    are the secondaries chosen first. With --hierarchy a dimension's totals follow a stored
     taxonomy (each node the sum of its leaves). Writes <out>(dimension labels, 'Total' in
     margins or the taxonomy node's label, grouping_id, level, value NULL when suppressed, status
     'published' or 'suppressed', alike for every hidden cell) and the PRIVATE <out>_private_audit
@@ -92,6 +96,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
                             publish="; ".join(publish) or None, structural_zeros="; ".join(zeros) or None,
                             allow_empty_secondaries=allow_empty_secondaries, out=out, replace=replace, bounds=bounds,
+                            previous=previous,
                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

@@ -80,7 +80,7 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
             "root": "str", "synthetic": "bool", "precedence": "names"},
     "tables": {"dims": "names", "tables": "str", "margins": "str", "sum": "str", "contributor": "str",
                "min_count": "int", "zero_unsafe": "bool", "dominance": "str", "p_percent": "number",
-               "protection": "number"},
+               "protection": "number", "previous": "str"},
 }
 _REQUIRED = {"drop": ("columns",), "bin": ("columns",), "kanon": ("k",)}
 

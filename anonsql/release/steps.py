@@ -116,7 +116,7 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                    contributor=o.get("contributor"), min_count=o.get("min_count", 3),
                                    zero_unsafe=o.get("zero_unsafe", False), dominance=o.get("dominance"),
                                    p_percent=o.get("p_percent"), protection=o.get("protection", 0.0), out=out,
-                                   replace=replace, script=True, progress=progress)
+                                   replace=replace, script=True, progress=progress, previous=o.get("previous"))
     return report
 
 

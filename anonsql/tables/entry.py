@@ -27,9 +27,11 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
                publish: str | Sequence[Mapping[str, str]] | None = None, out: str | None = None, replace: bool = False,
                bounds: bool = False, emit_sql: str | None = None, execute: bool = True,
                progress: Progress | None = None, script: bool = False, allow_empty_secondaries: bool = False,
-               structural_zeros: str | Sequence[Mapping[str, str]] | None = None) -> TablesReport:
+               structural_zeros: str | Sequence[Mapping[str, str]] | None = None,
+               previous: str | None = None) -> TablesReport:
     """See anonsql.api.safe_table; `script` builds the reviewable script (report.script) without
-    writing it anywhere (`emit_sql` builds and writes it)."""
+    writing it anywhere (`emit_sql` builds and writes it); `previous`: last period's published
+    table or its private audit (anonsql.tables.previous)."""
     validate.choice("margins", margins, MARGINS)
     min_count = validate.integer(min_count, "min_count", minimum=0)
     level = validate.number(protection, "protection (percent of the cell value)", minimum=0)
@@ -60,10 +62,11 @@ def safe_table(engine: Engine, table: str, dims: Sequence[str] | str | None = No
     if not set(trees) <= set(names):
         raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
     forced, zeros = ([{tab.column(d).name: v for d, v in c.items()} for c in cells] for cells in (forced, zeros))
+    last = None if previous is None else get_table(engine, previous)
     engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who,
                 Rules(min_count, zero_unsafe, dom, p_percent),
                 Protection(level, allow_empty=bool(allow_empty_secondaries)), trees, forced, zeros)
     return run(engine, tab, spec, out=out, replace=replace, bounds=bounds, emit_sql=emit_sql, execute=execute,
-               progress=progress, script=script)
+               progress=progress, script=script, previous=last)
 

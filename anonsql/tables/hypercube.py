@@ -32,14 +32,16 @@ NEAREST = 8
 
 
 def hypercube(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs: list[tuple[float, float]],
-              floor: float) -> np.ndarray | None:
+              floor: float, preferred: np.ndarray | None = None) -> np.ndarray | None:
     """The corners to suppress newly (not yet hidden) of the cheapest feasible hypercube around
     cell `p` without a `barred` corner not yet hidden, or None when no hypercube of existing cells
-    protects it."""
+    protects it; a `preferred` corner (last period's pattern) costs nothing."""
     codes = grid.codes[p]
     n = len(codes)
     barred = barred & ~hidden
     weight = np.where(barred, np.inf, grid.value * (1 + grid.summed))
+    if preferred is not None:
+        weight = np.where(preferred & ~barred, 0.0, weight)
     options = []
     for j, code in enumerate(codes):
         alts = [a for a in range(grid.sizes[j]) if a != code]

@@ -21,12 +21,15 @@ from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, save, silent
 from . import verify
 from .cells import TOTAL, Grid
+from .previous import read as read_pattern
 from .protection import Protection
 from .rewrite import PUBLISHED, check_names, publication
-from .rules import primary, upper_levels
+from .rules import by_magnitude, primary, upper_levels
 from .spec import Spec
 from .stats import gather
 from .suppress import protect
+from .unions import Unions, magnitude
+from .unions import check as check_unions
 
 #: The private audit's name: the published table's, then this (private by name, as the project's rule asks).
 PRIVATE_AUDIT = "_private_audit"
@@ -60,7 +63,11 @@ class TablesReport(Report):
     linear_secondaries: int = 0
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
+    redundant: int = 0  # secondaries published again by the clean-up (every primary kept its protection)
+    union_secondaries: int = 0  # so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
+    previous: str | None = None  # last period's table whose pattern was kept where it could be (--previous)
+    pattern_changes: dict[str, int] | None = None  # against it: cells newly suppressed, cells published again
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
 
@@ -83,8 +90,12 @@ class TablesReport(Report):
             f"{self.exposed_primary_only:,}); secondaries "
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
             f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
-            f"{self.integer_exposed:,}){width}",
-        ]
+            f"{self.integer_exposed:,}), published again as redundant {self.redundant:,}{width}",
+        ] + ([f"  secondaries so that no union of a dominance primary's suppressed companions is dominated "
+              f"{self.union_secondaries:,}"] if self.dominance or self.p_percent is not None else []) \
+            + ([f"  against the previous pattern ({self.previous}): {sum(self.pattern_changes.values()):,} cells "
+                f"changed (newly suppressed {self.pattern_changes['suppressed']:,}, published again "
+                f"{self.pattern_changes['published']:,})"] if self.pattern_changes is not None else [])
 
 
 @dataclass(kw_only=True)
@@ -110,9 +121,11 @@ class AuditReport(Report):
 
 
 def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: bool, bounds: bool,
-        emit_sql: str | None, execute: bool, progress: Progress | None = None, script: bool = False) -> TablesReport:
+        emit_sql: str | None, execute: bool, progress: Progress | None = None, script: bool = False,
+        previous: Table | None = None) -> TablesReport:
     """The whole job on validated input (see anonsql.tables.request); its script (report.script)
-    is built with `emit_sql` (then written there) or `script`."""
+    is built with `emit_sql` (then written there) or `script`; `previous`: last period's table
+    (anonsql.tables.previous), whose suppressed cells are the secondaries chosen first."""
     say = progress or silent
     check_names(spec.dims)
     target, replaced = output_table(engine, source, out, f"{source.name}_tables", replace)
@@ -146,11 +159,15 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     if full:
         raise AnonsqlError(f"--structural-zeros: {full[0]} is not empty in {source}")
     report.structural_zeros = len(zeros)
+    last = None if previous is None else read_pattern(engine, previous, spec.dims, grid, labels)
+    targets = by_magnitude(reasons)
+    repair = Unions(engine, source, spec, grid, labels, targets) if magnitude(spec) else None
     with report.timed("secondary"):
         cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
         outcome = protect(grid, reasons, protection, cube=cube, forced=_cells(spec.forced, "--publish", spec, grid,
                                                                              labels),
-                          zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say)
+                          zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say,
+                          preferred=None if last is None else last.hidden, unions=repair)
     report.seconds.update({f"secondary: {k}": v for k, v in outcome.seconds.items()})
     hidden = (outcome.status == "u") | (outcome.status == "x")
     report.cells = len(grid.codes)
@@ -163,6 +180,10 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
     report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
+    report.union_secondaries, report.redundant = outcome.union_secondaries, outcome.redundant
+    if last is not None:
+        newly, again = last.changes(hidden)
+        report.previous, report.pattern_changes = last.table, {"suppressed": newly, "published": again}
     say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
         f"({report.seconds['secondary']:.2f} s)")
 
@@ -193,6 +214,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
                                    protection.integer)
             report.smallest_width = verify.protection(report, result, truth, protection,
                                                       {key: float(levels[c]) for c, key in keys.items()})
+            check_unions(engine, report, source, written, spec, {key for c, key in keys.items() if targets[c]})
         if not report.ok:
             raise VerificationError(report.checks)
     say(f"verify: values recounted, rules hold, no primary pinned ({report.seconds['verify']:.2f} s)")

@@ -74,6 +74,11 @@ def primary(grid: Grid, rules: Rules) -> list[tuple[str, str] | None]:
     return [rules.reason(int(f), float(v), t) for f, v, t in zip(grid.freq, grid.value, grid.top)]
 
 
+def by_magnitude(reasons: list[tuple[str, str] | None]) -> np.ndarray:
+    """Which cells are primaries of a magnitude rule ((n,k)-dominance or p%), from `primary`'s reasons."""
+    return np.array([r is not None and (r[0].endswith("-dominance") or r[0] == "p%") for r in reasons], bool)
+
+
 def upper_levels(grid: Grid, rules: Rules) -> np.ndarray:
     """Every cell's upper protection level from the magnitude rules (zeros without them)."""
     if not rules.top:

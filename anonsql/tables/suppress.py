@@ -11,10 +11,17 @@
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
+3. Clean-up (anonsql.tables.redundant, on small tables): a secondary that every primary can do
+   without is published again, the most expensive first; the bounds are then audited afresh.
+4. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
+   union of a dominance primary's suppressed companions is dominated; suppressing more only
+   widens every interval, so no primary is audited again.
 
-Cheapest = an inner cell before a margin (fewer summed dimensions first), a non-empty cell
-before an empty one (an empty secondary protects one side only), then the smaller value,
-then the cell number: the same input always gives the same pattern. An empty cell is never a
+Cheapest = a `preferred` cell first (last period's suppressed cells with --previous, as
+GaussSuppression's incremental suppression lowers their cost), an inner cell before a margin
+(fewer summed dimensions first), a non-empty cell before an empty one (an empty secondary
+protects one side only), then the smaller value, then the cell number: the same input always
+gives the same pattern. An empty cell is never a
 secondary unless the protection allows it (--allow-empty-secondaries): the attacker who knows
 the policy then knows every hidden cell is non-empty (Protection.floor). Forced cells (z: --publish,
 and the structural zeros the attacker knows are empty) are published whatever it costs: never
@@ -35,6 +42,7 @@ from .cells import Grid
 from .hypercube import hypercube
 from .linear import certificates
 from .protection import Protection
+from .redundant import release
 from .sparse import sp
 
 #: The exact stage is skipped when its dense system (totals x unknowns) is larger than this: its
@@ -59,6 +67,8 @@ class Outcome:
     linear_secondaries: int = 0
     pinned_after_linear: int = 0  # primaries the LP still pins after the linear stage
     lp_secondaries: int = 0
+    redundant: int = 0  # secondaries published again by the clean-up (anonsql.tables.redundant)
+    union_secondaries: int = 0  # added so that no union of a dominance primary's hidden companions is dominated
     integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -67,17 +77,21 @@ class Outcome:
 def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protection: Protection, *,
             cube: bool = False, forced: Sequence[int] = (), zeros: Sequence[int] = (),
             levels: np.ndarray | None = None, bounds_all: bool = False, label: Callable[[int], str] = str,
-            progress: Callable[[str], None] | None = None) -> Outcome:
+            progress: Callable[[str], None] | None = None, preferred: np.ndarray | None = None,
+            unions: Callable[[np.ndarray, np.ndarray], list[tuple[int, int]]] | None = None) -> Outcome:
     """Primary cells (reason not None: (rule, details) or a text) plus the secondaries that protect
     them, never a `forced` cell nor a structural zero (`zeros`, published as forced); `levels` is
-    each cell's upper protection level from the magnitude rules (see module docstring)."""
+    each cell's upper protection level from the magnitude rules, `preferred` the cells chosen first
+    as secondaries, `unions` the union repair (status, barred) -> [(cell, primary it protects)]
+    (see module docstring)."""
     say = progress or (lambda _m: None)
     n = len(grid.codes)
     members, finest_cell = grid.members(), grid.finest_cell()
     inner = grid.summed == 0
     upper_level = np.zeros(n) if levels is None else levels
+    chosen_first = np.zeros(n, bool) if preferred is None else preferred
     rank = np.empty(n, np.int64)
-    rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed))] = np.arange(n)
+    rank[np.lexsort((np.arange(n), grid.value, grid.value == 0, grid.summed, ~chosen_first))] = np.arange(n)
     status = np.array(["u" if r else "s" for r in reasons], dtype="<U1")
     why = [(r[1] if isinstance(r, tuple) else r) or "safe" for r in reasons]
     for c in zeros:
@@ -104,7 +118,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         needs = [(down, up)]
         if protection.small and v >= 1:  # a small count: the interval must reach 0 or n
             needs = [(max(down, v), up), (down, max(up, protection.small - v))]
-        return hypercube(grid, p, _hidden(status), barred, needs, protection.floor)
+        return hypercube(grid, p, _hidden(status), barred, needs, protection.floor, chosen_first)
 
     started = time.perf_counter()
     attacker = Attacker(members, finest_cell, grid.value, status == "u", protection.floor)
@@ -125,7 +139,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
             raise AnonsqlError(f"primary cell {label(target)} cannot be protected without suppressing a forced "
                                "cell (--publish, --structural-zeros) or an empty one: force fewer cells, or "
                                "--allow-empty-secondaries")
-        return int(cells[np.lexsort((rank[cells], near))[0]])
+        return int(cells[np.lexsort((rank[cells], near, ~chosen_first[cells]))[0]])
 
     started = time.perf_counter()
     out.linear_skipped = int((~inner).sum()) * int(_free(finest_cell, status).sum()) > LINEAR_LIMIT
@@ -176,6 +190,30 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         out.lp_lower[p], out.lp_upper[p] = b.lp or (b.lower, b.upper)
     out.seconds["LP"] = time.perf_counter() - started
     say(f"  LP stage: {out.pinned_after_linear} primary cells still pinned, {out.lp_secondaries} more secondaries")
+
+    started = time.perf_counter()
+    released = release(grid, status, protection, upper_level, primaries, np.argsort(-rank, kind="stable"))
+    if released:
+        out.redundant = len(released)
+        for c in released:
+            why[c] = "safe"
+        attacker = Attacker(members, finest_cell, grid.value, _hidden(status), protection.floor)
+        for p in primaries:
+            b = attacker.bounds(p)
+            out.lp_lower[p], out.lp_upper[p] = b.lower, b.upper
+            b = attacker.whole(p, b) if protection.integer else b
+            out.lower[p], out.upper[p] = b.lower, b.upper
+    out.seconds["clean-up"] = time.perf_counter() - started
+    say(f"  clean-up: {out.redundant} secondaries published again (every primary keeps its protection)")
+
+    started = time.perf_counter()
+    while unions is not None and (more := unions(status.copy(), barred)):
+        for cell, p in more:
+            suppress(cell, "dominated union", p)
+            out.union_secondaries += 1
+    if unions is not None:
+        out.seconds["unions"] = time.perf_counter() - started
+        say(f"  unions: {out.union_secondaries} more secondaries so that no union of hidden cells is dominated")
 
     for cell in np.flatnonzero(_hidden(status)) if bounds_all else []:
         c = int(cell)
