@@ -15,15 +15,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "anonsql"
 #: The names engines give their SQL dialect (Engine.dialect).
 DIALECTS = frozenset({"duckdb", "postgres", "spark"})
 
-#: Imports that close a circle today, each (importer, imported), to be removed with the circle
-#: (the test fails when one is no longer imported, so the set cannot go stale).
-KNOWN_CIRCLE_IMPORTS = {
-    # Type-only: the release's page and manifest take a ReleaseReport (release/job.py), which
-    # builds them. Counted, since a type-only edge is still a layer crossed.
-    ("anonsql.release.html", "anonsql.release.job"),
-    ("anonsql.release.manifest", "anonsql.release.job"),
-}
-
 #: Pure algorithm modules: arrays and dataclasses in, decisions out; no connection, no SQL.
 ALGORITHMS = (
     "anonsql.ordering",
@@ -139,13 +130,9 @@ def reached(edges: Mapping[str, set[str]], start: str) -> set[str]:
 
 # -- the rules -------------------------------------------------------------------------------------
 
-def test_no_import_circles_but_the_known_ones():
-    edges = graph()
-    known = {(a, b) for a, b in KNOWN_CIRCLE_IMPORTS if b in edges.get(a, ())}
-    assert known == KNOWN_CIRCLE_IMPORTS, f"no longer imported, remove from KNOWN_CIRCLE_IMPORTS: " \
-                                          f"{sorted(KNOWN_CIRCLE_IMPORTS - known)}"
-    rest = {a: {b for b in bs if (a, b) not in KNOWN_CIRCLE_IMPORTS} for a, bs in edges.items()}
-    assert circles(rest) == []
+def test_no_import_circles():
+    """Not one: a type-only import counts too (it is still a layer crossed)."""
+    assert circles(graph()) == []
 
 
 def test_the_release_sits_on_top_of_the_jobs():
