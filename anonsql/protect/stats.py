@@ -1,9 +1,9 @@
 """What a protect run reads by SQL: the key's soundness, each column's distinct values, the
 distinct tuples of the columns the run reads with their counts (naive Bayes's N(v), N(v, x_a)
 and ID3's training tuples follow from them), the confidential rows, the rows of one class
-holding one value when an algorithm may change them (request.fetched_rows), the counts of
-Section 2.4 (before and after). Memory follows the distinct tuples
-and the rows the algorithms touch, never the table's rows.
+holding one value when an algorithm may change them (request.fetched_rows) and the counts of
+Section 2.4 (before and after); the stored taxonomies are anonsql.taxonomy's. Memory follows the
+distinct tuples and the rows the algorithms touch, never the table's rows.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .metrics import Distributions
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
 
 def plain(v: Any) -> Any:
     """JSON-friendly Python scalars (numpy and pandas NA become int/float/None)."""
