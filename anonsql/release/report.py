@@ -89,7 +89,6 @@ class ReleaseVerifyReport(Report):
             + [f"  ARTEFACT missing or changed since the release: {a}" for a in self.artefacts_changed]
 
 
-
 #: Report fields that are not figures of the release: wall times and where a script went (and the
 #: checks and warnings, recorded apart).
 _VOLATILE = ("seconds", "emitted_sql", "checks", "ok", "warnings")
