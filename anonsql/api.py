@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from .features.job import AcReport, BinarizeReport, FeaturesReport
     from .kanon.job import KanonReport
     from .nbc.job import BreachReport, CheckReport, PublishReport, VerifyReport, ViewsReport
-    from .protect import ProtectReport, TaxonomyReport, TaxonomyTree
+    from .protect import ProtectReport
     from .tables.job import AuditReport, TablesReport
+    from .taxonomy import TaxonomyReport, TaxonomyTree
 
 
 K = Interval(int, 1, None)
@@ -381,18 +382,18 @@ def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None
                   replace: bool = False) -> TaxonomyReport:
     """Validate a taxonomy (a TOML/JSON file, or a table with value and parent columns) and
     store it as `name` in anonsql_taxonomies, for the -g methods of protect."""
-    from . import protect as _protect
+    from .taxonomy import store as _taxonomy_store
 
     with _open(db) as engine:
-        return _protect.load_taxonomy(engine, name, file=file, table=table, replace=replace)
+        return _taxonomy_store.load_taxonomy(engine, name, file=file, table=table, replace=replace)
 
 
 def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
     """The stored taxonomy `name`: its (value, parent) rows in pre-order (the root's parent None)."""
-    from . import protect as _protect
+    from .taxonomy import store as _taxonomy_store
 
     with _open(db) as engine:
-        return _protect.show_taxonomy(engine, name)
+        return _taxonomy_store.show_taxonomy(engine, name)
 
 
 @validate_params({"dims": NAMES, "margins": StrOptions(lazy(".tables", "MARGINS"), label="margins"),

@@ -36,10 +36,10 @@ from anonsql.protect.deletion import Cell, Microdata, SeededChance
 from anonsql.protect.generalization import METHODS_G, GeneralizedMicrodata, id3_g_predicts
 from anonsql.protect.job import protect_table
 from anonsql.protect.naive_bayes import NU
-from anonsql.protect.store import load_taxonomy
 from anonsql.protect.suppress import DELETION, suppress_cells, suppress_cells_g
-from anonsql.protect.taxonomy import Taxonomy
 from anonsql.stats import encode
+from anonsql.taxonomy.model import Taxonomy
+from anonsql.taxonomy.store import load_taxonomy
 
 THESIS = {
     "table_5_2_ms": {"breast-cancer": {"decp": 0.129, "incp": 0.127, "dropp": 0.131, "hid3": 0.129},

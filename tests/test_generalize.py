@@ -13,7 +13,7 @@ from anonsql.protect.generalization import GeneralizedMicrodata, decp_g, dropp_g
 from anonsql.protect.id3 import Node
 from anonsql.protect.partial_counts import estimate
 from anonsql.protect.suppress import suppress_cells_g
-from anonsql.protect.taxonomy import Taxonomy
+from anonsql.taxonomy.model import Taxonomy
 
 from .fixtures_hintoglu import fetched
 
@@ -416,7 +416,7 @@ def test_decp_g_decides_alike_traced_or_not():
 from anonsql import catalog  # noqa: E402
 from anonsql.api import protect_table  # noqa: E402
 from anonsql.errors import AnonsqlError  # noqa: E402
-from anonsql.protect.store import load_taxonomy  # noqa: E402
+from anonsql.taxonomy.store import load_taxonomy  # noqa: E402
 
 from .conftest import table_rows  # noqa: E402
 

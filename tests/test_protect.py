@@ -186,7 +186,7 @@ def test_path_estimate_matches_the_full_partial_count_estimate():
     fractions, children's totals from aggregates) equals the full two-pass estimate, for every
     node, subtree root and row left out, counts with zeros included (the even split)."""
     from anonsql.protect.partial_counts import aggregates, estimate, path_estimate
-    from anonsql.protect.taxonomy import Taxonomy
+    from anonsql.taxonomy.model import Taxonomy
     tax = Taxonomy.from_nested("t", {"Any": {"Low": [1, 2], "Mid": [3, {"High": [4, 5, 6]}], "7": None}})
     rng = np.random.default_rng(3)
     for _ in range(40):
@@ -209,7 +209,7 @@ def _g_microdata(rows: int, seed: int):
     """A -G microdata over two taxonomies (severity for three predictors, diagnosis for the
     target, column 4) and a taxonomy-less predictor, drawn at random; and a fresh copy of it."""
     from anonsql.protect.generalization import GeneralizedMicrodata
-    from anonsql.protect.taxonomy import Taxonomy
+    from anonsql.taxonomy.model import Taxonomy
     sev = Taxonomy.from_nested("s", {"Any": {"Low": [1, 2], "Mid-High": [3, {"High": [4, 5]}]}})
     dx = Taxonomy.from_nested("d", {"All": {"G": ["a", "b", "c"], "H": ["d", "e"]}})
     leaves = lambda t: [n for n in range(len(t)) if not t.children[n]]  # noqa: E731
@@ -1153,7 +1153,7 @@ def test_protect_k_with_a_generalized_quasi_identifier(engine, make_table, tmp_p
     """A -g method generalizes Bob's gender to the label Any: his row leaves Male (6 -> 5) for a
     class of 1; with --k 3 further cells are hidden until every class has >= 3 rows, and every
     change is still a generalization of its value (Any or NULL)."""
-    from anonsql.protect.store import load_taxonomy
+    from anonsql.taxonomy.store import load_taxonomy
     (tmp_path / "sex.toml").write_text('Any = ["Female", "Male"]\n')
     load_taxonomy(engine, "sexes", file=tmp_path / "sex.toml")
     make_table("records", TABLE_1_2)

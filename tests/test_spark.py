@@ -799,7 +799,7 @@ def hintoglu(both, tmp_path_factory):
     """Table 1.2 (`records`) and Table 4.1 (`records41`, with its two taxonomies stored by
     `taxonomy load`) on both engines."""
     from anonsql.data.loading import write_frame
-    from anonsql.protect.store import load_taxonomy
+    from anonsql.taxonomy.store import load_taxonomy
     from tests.fixtures_hintoglu import TABLE_1_2
     from tests.test_generalize import write_records
 
@@ -822,7 +822,7 @@ def hintoglu(both, tmp_path_factory):
 def test_taxonomy_load_and_show_same_as_duckdb(hintoglu, tmp_path):
     """The store on Spark: a new store staged, read back, renamed over the old; --replace keeps
     the other taxonomies; a stored name needs --replace."""
-    from anonsql.protect.store import load_taxonomy, show_taxonomy
+    from anonsql.taxonomy.store import load_taxonomy, show_taxonomy
 
     for name in ("severity", "diagnoses"):
         same(show_taxonomy(e, name) for e in hintoglu)

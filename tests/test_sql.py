@@ -5,6 +5,7 @@ from sqlglot import exp
 
 from anonsql import sql
 from anonsql.errors import AnonsqlError
+from anonsql.sql import templates
 
 AWKWARD = ["select", "Marital Status", 'a"b', "x\"; DROP TABLE t; --"]
 
@@ -87,7 +88,7 @@ def test_render_reuses_its_text_for_the_same_names_and_renders_other_names_afres
     def boom(*args, **kwargs):
         raise RuntimeError("rendered afresh")
 
-    monkeypatch.setattr(sql, "bind", boom)
+    monkeypatch.setattr(templates, "bind", boom)  # what render calls
     again = sql.render("common/violations_summary", "postgres", tbl=sql.TableName("Memo Table").expr,
                        qi=sql.columns(["a"]), k=5)
     assert again == (first[0], {"k": 5}) and '"Memo Table"' in first[0]

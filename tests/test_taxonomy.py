@@ -8,9 +8,9 @@ import pytest
 
 from anonsql.errors import AnonsqlError
 from anonsql.protect.request import parse_assignment
-from anonsql.protect.stats import read_taxonomies, read_taxonomy
-from anonsql.protect.store import load_taxonomy
-from anonsql.protect.taxonomy import Taxonomy
+from anonsql.taxonomy.model import Taxonomy
+from anonsql.taxonomy.stats import read_taxonomies, read_taxonomy
+from anonsql.taxonomy.store import load_taxonomy
 
 from .conftest import table_rows
 

@@ -1,4 +1,4 @@
-"""The `protect` command and the `taxonomy load|show` group (Hintoglu 2011)."""
+"""The `protect` command (Hintoglu 2011)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import click
 from .. import api
 from ..protect.suppress import METHODS
 from . import options
-from .app import Command, Group
+from .app import Command
 
 _EPILOG = (
     "\b\nmethods: decp, incp, dropp, e-decp, e-dropp (naive Bayes); hid3 (ID3); hid3+decp, hid3+incp,\n"
@@ -62,6 +62,8 @@ _EPILOG = (
 @click.option("--show-values", is_flag=True, help="print the hidden cells' original values in the summary "
               "(confidential: off by default)")
 @options.emit_sql
+@options.report
+@options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
             cells: str | None, method: str, attrs: str | None, top_k: int | None, qi: str | None, k: int | None,
             seed: int, out: str | None,
@@ -86,42 +88,4 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 
 
-@click.group(cls=Group)
-def taxonomy() -> None:
-    """Store a value generalization hierarchy (for protect's -g methods).
-
-    Taxonomies (one rooted tree of labels per attribute) live in the table
-    anonsql_taxonomies(taxonomy, position, value, parent), so a run that generalizes along them
-    can be repeated from the database alone.
-    """
-
-
-@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity --file severity.toml")
-@options.common(with_table=False)
-@click.option("--name", required=True, help="the name protect --taxonomy refers to")
-@click.option("--file", "file", metavar="FILE", help="a .toml or .json file with the nested form")
-@click.option("--from-table", metavar="TABLE", help="a table with columns value and parent (NULL parent: the root)")
-@options.replace("a stored taxonomy of that name")
-def load(db: str, as_json: bool, quiet: bool, report_file: str | None, name: str, file: str | None,
-         from_table: str | None, replace: bool) -> int:
-    """Validate a taxonomy and store it.
-
-    Validate a taxonomy (one root, no cycle, every label once) and store it. File form (TOML or
-    JSON), one key, the root; a node is a list of leaves or a table of children, e.g. TOML:
-    [Any] / Low = [1, 2] / [Any.Mid-High] / 3 = [] / High = [4, 5].
-    """
-    if (file is None) == (from_table is None):
-        raise click.UsageError("give exactly one of --file and --from-table")
-    return options.finish(api.taxonomy_load(db, name, file=file, table=from_table, replace=replace), as_json,
-                          report_file)
-
-
-@taxonomy.command(epilog="example: anonsql taxonomy show --db demo.duckdb --name severity")
-@options.common(with_table=False)
-@click.option("--name", required=True, help="the stored taxonomy's name")
-def show(db: str, as_json: bool, quiet: bool, report_file: str | None, name: str) -> int:
-    """Print a stored taxonomy as an indented tree (--json: its (value, parent) rows)."""
-    return options.finish(api.taxonomy_show(db, name), as_json, report_file)
-
-
-COMMANDS: list[click.Command] = [protect, taxonomy]
+COMMANDS: list[click.Command] = [protect]

@@ -30,12 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from ..taxonomy.model import Taxonomy
 from . import id3
 from .deletion import COIN_KEPT, DELETED, NOT_NEEDED, SUPPRESSED, Cell, Chance, Microdata, Outcome
 from .enhanced import still_above
 from .naive_bayes import NU, tally
 from .partial_counts import aggregates, path_estimate
-from .taxonomy import Taxonomy
 
 _CACHED = 1 << 14  # the most tuples whose scores are kept (`Question`) before starting over
 

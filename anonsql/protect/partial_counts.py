@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .taxonomy import Taxonomy
+from ..taxonomy.model import Taxonomy
 
 
 def estimate(tax: Taxonomy, observed: Sequence[int | Fraction] | np.ndarray, root: int = 0) -> list[Fraction]:

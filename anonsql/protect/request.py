@@ -18,11 +18,12 @@ from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..stats import encode
+from ..taxonomy.model import Taxonomy
+from ..taxonomy.stats import read_taxonomies
 from . import stats
 from .naive_bayes import NU
 from .rows import FetchedRows
 from .suppress import GENERALIZING
-from .taxonomy import Taxonomy
 
 if TYPE_CHECKING:
     from sqlglot import exp
@@ -321,7 +322,7 @@ def _taxonomies(engine: Engine, source: Table, inp: ProtectionInput,
     missing = [t for t in inp.targets if t not in named]
     if missing:
         raise AnonsqlError(f"target column(s) {', '.join(missing)} need a taxonomy (--taxonomy {missing[0]}=name)")
-    taxes = stats.read_taxonomies(engine, named)
+    taxes = read_taxonomies(engine, named)
     for c, tax in taxes.items():
         tax.check_values(c, list(dict.fromkeys(stats.text(v) for v in inp.dictionaries[inp.columns.index(c)])))
     for i, c in inp.cells:

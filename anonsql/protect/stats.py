@@ -1,14 +1,14 @@
 """What a protect run reads by SQL: the key's soundness, each column's distinct values, the
 distinct tuples of the columns the run reads with their counts (naive Bayes's N(v), N(v, x_a)
 and ID3's training tuples follow from them), the confidential rows, the rows of one class
-holding one value when an algorithm may change them (request.fetched_rows), the counts of
-Section 2.4 (before and after) and the stored taxonomies. Memory follows the distinct tuples
-and the rows the algorithms touch, never the table's rows.
+holding one value when an algorithm may change them (request.fetched_rows) and the counts of
+Section 2.4 (before and after); the stored taxonomies are anonsql.taxonomy's. Memory follows the
+distinct tuples and the rows the algorithms touch, never the table's rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,18 +16,11 @@ import pandas as pd
 from sqlglot import exp
 
 from .. import sql
-from ..catalog import find_table
 from ..engine import Engine
-from ..errors import AnonsqlError
 from .metrics import Distributions
-from .taxonomy import Taxonomy
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-#: The taxonomy store: one (taxonomy, position, value, parent) row per node.
-STORE = "anonsql_taxonomies"
-STORE_TABLE = sql.TableName(STORE)
 
 
 def plain(v: Any) -> Any:
@@ -225,28 +218,3 @@ def change_counts(engine: Engine, changes: exp.Table) -> dict[tuple[str, str | N
 def changes(engine: Engine, changes: exp.Table) -> pd.DataFrame:
     """The changes table's rows (key, column_name, old_value, new_value), by key and column."""
     return engine.fetch_df(*sql.render("protect/changes_list", engine.dialect, changes=changes))
-
-
-def stored_rows(engine: Engine, name: str, store: sql.TableName = STORE_TABLE) -> list[tuple]:
-    """The (value, parent) rows of a stored taxonomy, in pre-order (none: not stored)."""
-    return engine.fetch_all(*sql.render("protect/taxonomy_read", engine.dialect, tbl=store.expr, taxonomy=name))
-
-
-def read_taxonomy(engine: Engine, name: str, store: sql.TableName = STORE_TABLE) -> Taxonomy:
-    """A stored taxonomy, rebuilt and re-validated (children in their stored pre-order); `store`
-    the store's table (a staged one while it is written)."""
-    if find_table(engine, store) is None:
-        raise AnonsqlError(f"no taxonomy is stored yet (load {name!r} with 'anonsql taxonomy load')")
-    found = stored_rows(engine, name, store)
-    if not found:
-        raise AnonsqlError(f"no stored taxonomy named {name!r} (load it with 'anonsql taxonomy load')")
-    return Taxonomy.from_rows(name, found)
-
-
-def read_taxonomies(engine: Engine, assignment: Mapping[str, str]) -> dict[str, Taxonomy]:
-    """column -> stored taxonomy, for an `attr=name,...` assignment (each read once)."""
-    cache: dict[str, Taxonomy] = {}
-    for name in assignment.values():
-        if name not in cache:
-            cache[name] = read_taxonomy(engine, name)
-    return {column: cache[name] for column, name in assignment.items()}

@@ -21,6 +21,7 @@ from .. import sql
 from ..engine import Engine
 from ..report import Report
 from ..rewrite import Script
+from ..taxonomy.model import Taxonomy
 from . import stats
 from .deletion import COIN_KEPT, DELETED, Cell
 from .generalization import GeneralizedMicrodata, id3_g_predicts
@@ -30,7 +31,6 @@ from .request import ProtectionInput
 from .rewrite import CELLS
 from .rows import FetchedRows
 from .suppress import CLASSIFIERS, CellResult
-from .taxonomy import Taxonomy
 
 Scorer = Callable[[Mapping[str, Any]], dict[str, Fraction]]
 

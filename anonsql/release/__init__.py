@@ -7,10 +7,10 @@ from ..lazy import exports
 
 if TYPE_CHECKING:  # the names below load on first use (anonsql.lazy)
     from .entry import release_plan, release_run, release_verify
-    from .job import ReleaseReport, ReleaseVerifyReport
     from .plan import PlanReport
+    from .report import ReleaseReport, ReleaseVerifyReport
     from .spec import KINDS, Spec, load
 
 __all__ = ["KINDS", "PlanReport", "ReleaseReport", "ReleaseVerifyReport", "Spec", "load", "release_plan", "release_run",
            "release_verify"]
-__getattr__ = exports(__name__, ('.entry', '.job', '.plan', '.spec'), __all__)
+__getattr__ = exports(__name__, ('.entry', '.plan', '.report', '.spec'), __all__)

@@ -12,6 +12,7 @@ from ..report import Progress
 from ..validate import validate_params
 from . import job
 from .plan import PlanReport, make_plan
+from .report import ReleaseReport, ReleaseVerifyReport
 from .spec import Spec, load
 
 
@@ -35,7 +36,7 @@ def release_plan(spec: str | Path, db: str | Engine | None = None) -> PlanReport
 
 @validate_params({"replace": bool})
 def release_run(spec: str | Path, db: str | Engine | None = None, *, replace: bool = False,
-                progress: Progress | None = None) -> job.ReleaseReport:
+                progress: Progress | None = None) -> ReleaseReport:
     """Run every step and prove every gate of the release `spec` in one transaction (all or
     nothing), then write its manifest, SQL script and HTML report (see docs/release.md)."""
     parsed = load(spec)
@@ -44,7 +45,7 @@ def release_run(spec: str | Path, db: str | Engine | None = None, *, replace: bo
 
 
 def release_verify(spec: str | Path, db: str | Engine | None = None, *,
-                   progress: Progress | None = None) -> job.ReleaseVerifyReport:
+                   progress: Progress | None = None) -> ReleaseVerifyReport:
     """Re-prove every guarantee of a run release on its published tables, and compare the input's
     and outputs' fingerprints with the manifest. `ok` says."""
     parsed = load(spec)

@@ -13,7 +13,7 @@ from . import publication
 from .spec import PRIVATE_DIR, PRIVATE_FILES, Spec, artefact_path
 
 if TYPE_CHECKING:
-    from .job import ReleaseReport
+    from .report import ReleaseReport
     from .verify import Proof
 
 #: Every figure the page shows, with its definition (shown next to it and in the glossary).

@@ -6,93 +6,20 @@ staged at the end of the transaction and moved into place only after the commit 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import drop_table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
-from ..report import Check, Progress, Report, silent
-from . import artefacts, html, manifest, publication
+from ..report import Check, Progress, silent
+from . import artefacts, html, private, publication
 from .guarantees import Chains
 from .plan import PlanReport, make_plan
-from .spec import PRIVATE_DIR, PRIVATE_FILES, Spec, artefact_path
+from .report import ReleaseReport, ReleaseVerifyReport, manifest
+from .spec import PRIVATE_DIR, Spec, artefact_path
 from .stats import fingerprint
 from .steps import run_step
 from .verify import Proof, fingerprints, prove_gates, reprove_steps
-
-
-@dataclass(kw_only=True)
-class ReleaseReport(Report):
-    """A run release: what each step wrote and proved, the gates, the fingerprints, the artefacts."""
-
-    name: str
-    dialect: str
-    spec_sha256: str
-    plan: PlanReport
-    steps: list[Report] = field(default_factory=list)
-    scripts: list[str] = field(default_factory=list)
-    proof: Proof | None = None  # of the last gated table (plan.gate_table); its sql: every gate's query
-    proofs: dict[str, Proof] = field(default_factory=dict)  # gated (published row-level) table -> its proof
-    input: dict[str, Any] = field(default_factory=dict)  # table, rows, digest
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)  # published and private table -> rows, digest
-    artefacts: dict[str, str] = field(default_factory=dict)  # manifest / report / script / changes -> path
-    hashes: dict[str, dict[str, Any]] = field(default_factory=dict)  # path in the folder -> sha256, bytes
-    private_folder: str = ""  # the one part of the release folder that is not public
-    recorded: dict[str, Any] | None = None  # a staged manifest this run completed (no step ran)
-
-    @property
-    def published(self) -> list[str]:
-        """The tables released (the only ones an artefact may list as published)."""
-        return self.plan.published
-
-    @property
-    def working(self) -> list[str]:
-        """Steps' outputs that were not published: dropped at the end of the run."""
-        return self.plan.working
-
-    @property
-    def private(self) -> list[str]:
-        """Tables kept in the database with ORIGINAL values (protect's _changes, tables' _private_audit)."""
-        return self.plan.private
-
-    def lines(self) -> list[str]:
-        if self.recorded is not None:
-            lines = [f"release {self.name}: completed: an earlier run's tables had committed but its artefacts "
-                     "had not been moved into place; they are now (no step ran again)"]
-        else:
-            lines = [f"release {self.name}: {self.table} -> published {', '.join(self.published)}"]
-            lines += [f"  {s.number}. {s.kind}: {', '.join(s.outputs)}" for s in self.plan.steps]
-            lines += [f"  working tables dropped: {', '.join(self.working)}"] if self.working else []
-        if self.private:
-            lines.append(f"  PRIVATE tables (original values; never publish): {', '.join(self.private)}")
-        for table, proof in self.proofs.items():
-            b, a = proof.before, proof.after
-            lines.append(f"  {table}: prosecutor risk {b.risk.max_risk:.3g} -> {a.risk.max_risk:.3g}; suppressed QI "
-                         f"cells {proof.suppressed_share:.2%} (before: {b.table})")
-            lines += [f"  {table}: {n} error {e['before']:.4f} -> {e['after']:.4f}" for n, e in proof.errors.items()]
-        lines += [f"  {what}: {path}" + (" (PRIVATE)" if what in PRIVATE_FILES else "")
-                  for what, path in self.artefacts.items()]
-        return lines + ([f"  PRIVATE: {self.private_folder}/ (the rest of the release folder is public)"]
-                        if self.private_folder else [])
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.recorded if self.recorded is not None else manifest.build(self)
-
-
-@dataclass(kw_only=True)
-class ReleaseVerifyReport(Report):
-    """`release verify`: fingerprints against the manifest and every guarantee re-proved."""
-
-    manifest: str
-    changed: list[str] = field(default_factory=list)  # tables whose fingerprint differs from the manifest
-    artefacts_changed: list[str] = field(default_factory=list)  # files missing or not matching their sha256
-
-    def lines(self) -> list[str]:
-        head = f"release of {self.table}: every guarantee re-proved on the published tables" if self.ok else \
-            f"release of {self.table}: NOT verified ({len(self.failed_checks)} checks fail)"
-        return [head, f"  manifest {self.manifest}"] + [f"  CHANGED since the release: {t}" for t in self.changed] \
-            + [f"  ARTEFACT missing or changed since the release: {a}" for a in self.artefacts_changed]
 
 
 def run(engine: Engine, spec: Spec, *, replace: bool = False, progress: Progress | None = None) -> ReleaseReport:
@@ -168,12 +95,12 @@ def _stage(report: ReleaseReport, spec: Spec) -> None:
     """The HTML report and the private files, then the manifest holding their hashes."""
     report.artefacts = {what: str(spec.artefact(what)) for what in spec.files}
     path = {what: artefact_path(what, name) for what, name in spec.files.items()}
-    files = {path["report"]: html.page(report, spec), path["script"]: manifest.script(report, spec),
-             path["changes"]: json.dumps(manifest.private_rows(report), indent=2, default=str) + "\n"}
+    files = {path["report"]: html.page(report, spec), path["script"]: private.script(report, spec),
+             path["changes"]: json.dumps(private.private_rows(report), indent=2, default=str) + "\n"}
 
     def manifest_text(hashes: dict[str, Any]) -> str:
         report.hashes = hashes
-        return json.dumps(manifest.build(report), indent=2) + "\n"
+        return json.dumps(manifest(report), indent=2) + "\n"
 
     artefacts.stage(spec, files, manifest_text)
 

@@ -20,8 +20,8 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from ..protect.stats import STORE, read_taxonomies
-from ..protect.taxonomy import Taxonomy
+from ..taxonomy.model import Taxonomy
+from ..taxonomy.stats import STORE, read_taxonomies
 from .cells import TOTAL, Grid, layout
 from .spec import Spec
 

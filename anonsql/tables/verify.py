@@ -25,9 +25,9 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from ..protect.stats import read_taxonomies
-from ..protect.taxonomy import Taxonomy
 from ..report import Report
+from ..taxonomy.model import Taxonomy
+from ..taxonomy.stats import read_taxonomies
 from .attack import load_highs, new_model, whole_numbers
 from .protection import Protection
 from .sparse import sp

@@ -1,7 +1,8 @@
 """The taxonomy store: `taxonomy load` validates a hierarchy and keeps it in the database.
 
 Taxonomies live in one table, `anonsql_taxonomies(taxonomy, position, value, parent)`, so a run
-that generalizes along them (protect's -g methods) can be repeated from the database alone. A
+that generalizes or sums along them (protect's -g methods, tables' --hierarchy) can be repeated
+from the database alone. A
 hierarchy comes from a TOML/JSON file or from a user table with `value` and `parent` columns
 (children then ordered by value); it is validated before anything is written, read back in
 the same transaction, and replacing a stored one needs `replace`. Without transactions (Spark)
@@ -24,8 +25,8 @@ from ..catalog import Table, find_table, get_table, staged_output
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Report
+from .model import Taxonomy
 from .stats import STORE, read_taxonomy, stored_rows
-from .taxonomy import Taxonomy
 
 
 @dataclass(kw_only=True)
@@ -76,7 +77,7 @@ def load_taxonomy(engine: Engine, name: str, *, file: str | Path | None = None, 
         tax = Taxonomy.from_file(name, file)
     else:
         src = get_table(engine, table or "")
-        text, params = sql.render("protect/taxonomy_source_rows", engine.dialect, src=src.expr,
+        text, params = sql.render("taxonomy/source_rows", engine.dialect, src=src.expr,
                                   value=sql.column(src.column("value").name),
                                   parent=sql.column(src.column("parent").name))
         tax = Taxonomy.from_rows(name, sorted(engine.fetch_all(text, params), key=lambda r: str(r[0])))
@@ -92,7 +93,7 @@ def load_taxonomy(engine: Engine, name: str, *, file: str | Path | None = None, 
                              columns=["taxonomy", "position", "value", "parent"])
         engine.insert_rows(target.expr, list(frame.columns), frame.astype(object))
         report.check("the stored taxonomy reads back as written", read_taxonomy(engine, name, target) == tax,
-                     "protect/taxonomy_read")
+                     "taxonomy/read")
         if not report.ok:
             raise VerificationError(report.checks)
     return report
@@ -105,14 +106,14 @@ def _writable(engine: Engine, store: sql.TableName, found: Table | None, name: s
     other taxonomies, renamed over the old one only when the block succeeds."""
     d = engine.dialect
     if engine.supports_transactions:
-        engine.execute(*sql.render("protect/taxonomy_create", d, tbl=store.expr))
-        engine.execute(*sql.render("protect/taxonomy_delete", d, tbl=store.expr, taxonomy=name))
+        engine.execute(*sql.render("taxonomy/create", d, tbl=store.expr))
+        engine.execute(*sql.render("taxonomy/delete", d, tbl=store.expr, taxonomy=name))
         yield store
         return
     with staged_output(engine, store, found) as stage:
-        engine.execute(*sql.render("protect/taxonomy_create", d, tbl=stage.expr))
+        engine.execute(*sql.render("taxonomy/create", d, tbl=stage.expr))
         if found is not None:
-            engine.execute(*sql.render("protect/taxonomy_keep", d, out=stage.expr, tbl=store.expr, taxonomy=name))
+            engine.execute(*sql.render("taxonomy/keep", d, out=stage.expr, tbl=store.expr, taxonomy=name))
         yield stage
 
 
