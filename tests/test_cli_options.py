@@ -36,6 +36,8 @@ def test_every_command_takes_the_shared_options_and_every_writer_the_writing_one
     for path, command in _runnable():
         seen.add(path)
         names = {p.name for p in command.params}
+        assert len(names) == len(command.params), (path, "an option declared twice (e.g. --quiet by common() and "
+                                                         "again by hand)")
         assert set(options.SHARED) <= names, (path, set(options.SHARED) - names)
         assert sum(path in kind for kind in (READ_ONLY, LOADERS, WRITING)) == 1, \
             f"classify {' '.join(path)} as read-only, loader or writing in this test"

@@ -62,8 +62,6 @@ _EPILOG = (
 @click.option("--show-values", is_flag=True, help="print the hidden cells' original values in the summary "
               "(confidential: off by default)")
 @options.emit_sql
-@options.report
-@options.quiet
 def protect(db: str, table: str, as_json: bool, key: str, target: str | None, rows: str | None,
             cells: str | None, method: str, attrs: str | None, top_k: int | None, qi: str | None, k: int | None,
             seed: int, out: str | None,
