@@ -59,6 +59,19 @@ class _CommandGroup(Command, Group):
 @click.option("--allow-empty-secondaries", is_flag=True, help="an empty cell may be a secondary (default: never; "
               "the attacker then knows every hidden cell holds a row)")
 @click.option("--bounds", is_flag=True, help="also publish the attacker's bounds of the suppressed cells")
+@click.option("--method", type=click.Choice(["suppression", "ckm"]), default="suppression", show_default=True,
+              help="cell suppression, or the cell key method (consistent noise on every cell: counts only)")
+@click.option("--record-key", metavar="COLUMN", help="ckm: the unit each record key is derived from, keyed by "
+              "--key-file (HMAC-SHA256, as --pseudonymize; the key is never stored)")
+@click.option("--record-key-column", metavar="COLUMN", help="ckm: a column already holding record keys in [0, 1)")
+@click.option("--key-file", metavar="FILE", help="ckm: the secret key of --record-key "
+              "(default: $ANONSQL_PSEUDONYM_KEY)")
+@click.option("--ckm-d", type=int, default=3, show_default=True, help="ckm: largest absolute noise D")
+@click.option("--ckm-v", type=float, default=1.5, show_default=True, help="ckm: noise variance V")
+@click.option("--ckm-js", type=int, default=1, show_default=True, help="ckm: no published count in 1..JS-1")
+@click.option("--ckm-pstay", type=float, help="ckm: lower bound of the probability that a count stays unchanged")
+@click.option("--compare-suppression", is_flag=True, help="ckm: also report the share of cells suppression with "
+              "--min-count would hide")
 @options.output("<table>_tables", in_place=False)
 @options.emit_sql
 @options.report
@@ -67,7 +80,9 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
            margins: str, cube: bool, measure: str | None, contributor: str | None, min_count: int,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
            hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
-           bounds: bool, out: str | None, replace: bool,
+           bounds: bool, method: str, record_key: str | None, record_key_column: str | None, key_file: str | None,
+           ckm_d: int, ckm_v: float, ckm_js: int, ckm_pstay: float | None, compare_suppression: bool,
+           out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
 
@@ -89,6 +104,13 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
         return None
     if db is None or table is None:
         raise click.UsageError(f"Missing option '{'--db' if db is None else '--table'}'", ctx)
+    if method == "ckm":
+        noisy = api.ckm_table(db, table, dims, tables=linked, margins="cube" if cube else margins,
+                               record_key=record_key, record_key_column=record_key_column, key_file=key_file,
+                               D=ckm_d, V=ckm_v, js=ckm_js, pstay=ckm_pstay,
+                               compare_min_count=min_count if compare_suppression else None, out=out, replace=replace,
+                               progress=options.progress(quiet))
+        return options.finish(noisy, as_json, report_file)
     result = api.safe_table(db, table, dims, tables=linked, margins="cube" if cube else margins, measure=measure,
                             contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
@@ -103,16 +125,22 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 @options.common(with_table=False)
 @click.option("--published", required=True, metavar="TABLE", help="a table written by 'anonsql tables'")
 @click.option("--hierarchy", metavar="DIM=TAXONOMY,...", help="the stored taxonomies it was published with")
+@click.option("--key-file", metavar="FILE", help="a cell key method table's record key secret (default: "
+              "$ANONSQL_PSEUDONYM_KEY)")
 @options.report
-def audit(db: str, as_json: bool, published: str, hierarchy: str | None, report_file: str | None) -> int:
+def audit(db: str, as_json: bool, published: str, hierarchy: str | None, key_file: str | None,
+          report_file: str | None) -> int:
     """Re-run the attacker's LP on a published table; exit 1 if a primary cell is pinned.
 
     Rebuilds the attack from the published rows alone (labels, grouping ids, values) and the
     taxonomies of --hierarchy: unknown cells >= 0, every published total an equation; the
     primaries are read from <published>_private_audit when it exists, else every suppressed
     cell is checked; prints the smallest interval width and lists the cells it recomputes exactly.
+    A table of --method ckm is re-derived instead: every cell recounted from the source, its noise
+    looked up again, the published value required.
     """
-    return options.finish(api.audit_table(db, published, hierarchy), as_json, report_file, check=True)
+    return options.finish(api.audit_table(db, published, hierarchy, key_file=key_file), as_json, report_file,
+                          check=True)
 
 
 COMMANDS: list[click.Command] = [tables]

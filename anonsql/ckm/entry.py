@@ -1,0 +1,64 @@
+"""The CKM job's one entry on an open engine: the arguments checked (values, then against the
+table) into a tables Spec (the suppression tables' dims/cube/rollup spec, reused), the record keys
+and the ptable parameters, then the job (anonsql.ckm.job). Behind `anonsql.ckm_table`,
+`anonsql tables --method ckm` and a release's tables step with method = "ckm"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import validate
+from ..catalog import Table, get_table
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..report import Progress
+from ..tables import MARGINS
+from ..tables.spec import Spec, parse_tables
+from .job import CkmReport, run
+from .keys import RecordKeys, record_keys
+from .ptable import Params
+
+
+def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = None, *,
+              tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
+              record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
+              D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None,
+              compare_min_count: int | None = None, out: str | None = None, replace: bool = False,
+              progress: Progress | None = None) -> CkmReport:
+    """See anonsql.api.ckm_table."""
+    validate.choice("margins", margins, MARGINS)
+    params = Params(D, float(V), js, pstay).check()
+    if compare_min_count is not None:
+        compare_min_count = validate.integer(compare_min_count, "compare_min_count", minimum=0)
+    keys = record_keys(record_key, record_key_column, key_file)
+    if (dims is None or not validate.names(dims)) == (tables is None):
+        raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
+    groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
+        [validate.names(dims)]
+    tab = get_table(engine, table)
+    groups = [tab.resolve(g) for g in groups]
+    names = list(dict.fromkeys(d for g in groups for d in g))
+    column = tab.column(keys.column)
+    if column.name in names:
+        raise AnonsqlError(f"the record key column '{column.name}' cannot be a dimension")
+    keys = RecordKeys(column.name, keys.key)
+    if not keys.derived:
+        _check_declared(engine, tab, column.name, column.kind)
+    engine.expect_rows(validate.rows(engine, tab))
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins)
+    return run(engine, tab, spec, keys, params, out=out, replace=replace, compare_min_count=compare_min_count,
+               progress=progress)
+
+
+def _check_declared(engine: Engine, tab: Table, column: str, kind: str) -> None:
+    """A declared record key column holds numbers in [0, 1) on every row, or one error line."""
+    from .. import sql
+
+    if kind not in ("float", "decimal"):
+        raise AnonsqlError(f"--record-key-column '{column}' must hold record keys in [0, 1) (a float column), "
+                           f"it is {kind}")
+    bad, smallest, largest = engine.fetch_all(*sql.render("ckm/record_key_range", engine.dialect,
+                                                          h=sql.column(column), src=tab.expr))[0]
+    if bad:
+        raise AnonsqlError(f"--record-key-column '{column}': {bad:,} rows hold no key in [0, 1) (smallest "
+                           f"{smallest}, largest {largest})")

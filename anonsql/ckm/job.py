@@ -1,0 +1,194 @@
+"""The CKM job: ptable from its parameters -> the published table by one SQL statement -> an
+independent recount with the ptable lookup redone in numpy -> utility -> report; `audit`
+re-derives a published CKM table from its public spec and re-checks it.
+
+Writing and checking run in ONE transaction (staged outputs without transactions): a failed
+check raises VerificationError inside it, so nothing is left behind. Three tables are written,
+all public: <out> (labels, grouping_id, value; cells published as 0 left out), <out>_ptable
+(the noise's law) and <out>_ckm_spec (names and parameters, never the key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import sql
+from ..catalog import Table, find_table, get_table, output_table, staged_outputs
+from ..engine import Engine
+from ..errors import AnonsqlError, VerificationError
+from ..report import Progress, Report, silent
+from ..tables.rewrite import check_names
+from ..tables.spec import Spec, parse_tables
+from . import rewrite, verify
+from .keys import HASH, RecordKeys
+from .ptable import Params, Ptable, fingerprint, ptable
+from .utility import utility
+
+PTABLE = "_ptable"
+SPEC = "_ckm_spec"
+
+
+@dataclass(kw_only=True)
+class CkmReport(Report):
+    """A table published by the cell key method: where, how, and what the noise cost."""
+
+    method: str = "ckm"
+    ptable_table: str
+    spec_table: str
+    dims: list[str]
+    tables: list[str]
+    margins: str
+    record_keys: str  # "hmac-sha256" (derived from a unit key, the key never stored) or "column"
+    record_key_column: str
+    D: int
+    V: float
+    js: int
+    pstay: float | None
+    ptable_fingerprint: str
+    #: ptable rows (original counts) whose variance is short of V (small counts: closest reached)
+    variance_short: dict[str, float] = field(default_factory=dict)
+    cells: int = 0  # published rows
+    utility: dict = field(default_factory=dict)
+    #: for comparison (--compare-suppression): the share of cells suppression would hide
+    suppressed_share: float | None = None
+    suppression_min_count: int | None = None
+
+    def lines(self) -> list[str]:
+        u = self.utility
+        short = "" if not self.variance_short else \
+            f"; variance short of V for counts {', '.join(f'{k} ({v:.3g})' for k, v in self.variance_short.items())}"
+        out = [f"{self.table} -> {self.out} (ptable: {self.ptable_table}, spec: {self.spec_table}): "
+               f"{', '.join(self.tables)}, margins {self.margins}; cell key method, record keys {self.record_keys} "
+               f"of {self.record_key_column}",
+               f"  ptable D={self.D} V={self.V:g} js={self.js} pstay={self.pstay if self.pstay is not None else '-'} "
+               f"(fingerprint {self.ptable_fingerprint[:16]}){short}"]
+        if u:
+            sizes = ", ".join(f"{k}: {v:.3f}" for k, v in u["relative_by_size"].items())
+            out.append(f"  cells {u['cells']:,} (published rows {self.cells:,}): changed {u['changed_share']:.1%}, "
+                       f"mean |deviation| {u['mean_abs_deviation']:.3f}, largest {u['max_abs_deviation']}, "
+                       f"Hellinger distance {u['hellinger']:.4f}; mean |deviation|/count by size {sizes}")
+        if self.suppressed_share is not None:
+            out.append(f"  beside suppression (min count {self.suppression_min_count}): CKM changes "
+                       f"{u.get('changed_share', 0):.1%} of the cells (mean |deviation| "
+                       f"{u.get('mean_abs_deviation', 0):.3f}); suppression hides {self.suppressed_share:.1%}")
+        return out
+
+
+def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Params, *, out: str | None,
+        replace: bool, compare_min_count: int | None = None, progress: Progress | None = None) -> CkmReport:
+    """The whole job on validated input (anonsql.ckm.entry)."""
+    say = progress or silent
+    check_names(spec.dims)
+    if HASH in spec.dims:
+        raise AnonsqlError(f"a dimension named {HASH} collides with the cell key method's working column")
+    table = ptable(params.D, params.V, params.js, params.pstay)
+    target, replaced = output_table(engine, source, out, f"{source.name}_ckm", replace)
+    extra = [sql.TableName(f"{target.name}{suffix}", target.schema) for suffix in (PTABLE, SPEC)]
+    olds = [find_table(engine, t) for t in extra]
+    for old in olds:
+        if old is not None and not replace:
+            raise AnonsqlError(f"table {old} already exists (use --replace to overwrite it)")
+    report = CkmReport(table=str(source), out=str(target), ptable_table=str(extra[0]), spec_table=str(extra[1]),
+                       dims=spec.dims, tables=spec.names, margins=spec.margins, record_keys=keys.kind,
+                       record_key_column=keys.column, D=params.D, V=params.V, js=params.js, pstay=params.pstay,
+                       ptable_fingerprint=table.fingerprint(), variance_short=_short(table))
+    if compare_min_count is not None:
+        with report.timed("suppression (comparison)"):
+            report.suppressed_share = suppressed_share(engine, source, spec, compare_min_count)
+            report.suppression_min_count = compare_min_count
+    outputs = [(target, replaced), *zip(extra, olds)]
+    with engine.transaction(), staged_outputs(engine, outputs) as (staged, staged_ptable, staged_spec):
+        with report.timed("rewrite"):
+            rewrite.publish(engine, source, spec, keys, table, staged.expr, staged_ptable.expr)
+            rewrite.write_spec(engine, spec_entries(source, spec, keys, table), staged_spec.expr)
+        say(f"rewrite: one statement ({report.seconds['rewrite']:.2f} s)")
+        with report.timed("verify"):
+            written = get_table(engine, staged)
+            cells = verify.recount(engine, source, written, spec, keys)
+            verify.checks(report, cells, table, stored_fingerprint(engine, staged_ptable))
+            report.cells = int((cells.published != 0).sum())
+            report.utility = utility(cells.gid, cells.n, cells.published).as_dict()
+        if not report.ok:
+            raise VerificationError(report.checks)
+    say(f"verify: every cell recounted, its noise looked up again ({report.seconds['verify']:.2f} s)")
+    return report
+
+
+def _short(table: Ptable) -> dict[str, float]:
+    """The rows whose variance is not V (to 1e-9), by original count, with the variance reached."""
+    return {str(i): float(v) for i, v in enumerate(table.variance) if i and abs(v - table.params.V) > 1e-9}
+
+
+def spec_entries(source: Table, spec: Spec, keys: RecordKeys, table: Ptable) -> dict[str, str]:
+    p = table.params
+    return {"method": "ckm", "source": str(source), "tables": ",".join(spec.names), "margins": spec.margins,
+            "record_keys": keys.kind, "record_key_column": keys.column, "D": str(p.D), "V": repr(p.V),
+            "js": str(p.js), "pstay": "" if p.pstay is None else repr(p.pstay), "fingerprint": table.fingerprint()}
+
+
+def stored_fingerprint(engine: Engine, name: sql.TableName) -> str:
+    """The fingerprint of a written ptable, from its rows."""
+    rows = engine.fetch_all(*sql.render("ckm/read_table", engine.dialect, tbl=name.expr))
+    arr = np.array([[int(r[0]), int(r[1]), int(r[3]), int(r[4])] for r in rows], np.int64).reshape(-1, 4)
+    return fingerprint(*arr.T)
+
+
+def suppressed_share(engine: Engine, source: Table, spec: Spec, min_count: int) -> float:
+    """The share of cells suppression (anonsql tables, min count `min_count`) would hide on the
+    same table: its job run without writing."""
+    from ..tables import job as tables_job
+    from ..tables.rules import Rules
+
+    plain = Spec(spec.dims, spec.tables, spec.margins, rules=Rules(min_count))
+    return tables_job.run(engine, source, plain, out=f"{source.name}_ckm_comparison", replace=True, bounds=False,
+                          emit_sql=None, execute=False).suppressed_share
+
+
+@dataclass(kw_only=True)
+class CkmAuditReport(Report):
+    """A published CKM table re-derived from its spec and the source, and re-checked."""
+
+    method: str = "ckm"
+    dims: list[str] = field(default_factory=list)
+    cells: int = 0
+    ptable_fingerprint: str = ""
+
+    def lines(self) -> list[str]:
+        return [f"{self.out}: cell key method table of {self.table} over {', '.join(self.dims)}; {self.cells:,} "
+                f"cells re-derived (ptable {self.ptable_fingerprint[:16]})"]
+
+
+def is_ckm(engine: Engine, published: Table) -> bool:
+    """Whether `published` was written by the cell key method (its spec table exists beside it)."""
+    return find_table(engine, sql.TableName(f"{published.name}{SPEC}", published.schema)) is not None
+
+
+def audit(engine: Engine, published: Table, key_file: str | None = None) -> CkmAuditReport:
+    """Re-derive a CKM table: its spec read, the ptable rebuilt from the parameters (and compared
+    with the stored one), every cell recounted from the source with its record keys (the key again
+    from `key_file` or the environment) and the published value required."""
+    from .keys import record_keys
+
+    spec_rows = engine.fetch_all(*sql.render("ckm/read_table", engine.dialect, tbl=sql.TableName(
+        f"{published.name}{SPEC}", published.schema).expr))
+    entries = {str(k): str(v) for k, v in spec_rows}
+    source = get_table(engine, entries["source"])
+    groups = [source.resolve(g) for g in parse_tables(entries["tables"])]
+    names = list(dict.fromkeys(d for g in groups for d in g))
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], entries["margins"])
+    column = entries["record_key_column"]
+    keys = record_keys(column, None, key_file) if entries["record_keys"] == "hmac-sha256" else \
+        record_keys(None, column, None)
+    table = ptable(int(entries["D"]), float(entries["V"]), int(entries["js"]),
+                   float(entries["pstay"]) if entries["pstay"] else None)
+    report = CkmAuditReport(table=str(source), out=str(published), dims=names, ptable_fingerprint=table.fingerprint())
+    with report.timed("verify"):
+        report.check("the spec's fingerprint is the ptable its parameters give",
+                     entries["fingerprint"] == table.fingerprint(), "ckm/read_table")
+        stored = stored_fingerprint(engine, sql.TableName(f"{published.name}{PTABLE}", published.schema))
+        cells = verify.recount(engine, source, published, spec, keys)
+        verify.checks(report, cells, table, stored)
+        report.cells = len(cells.n)
+    return report
