@@ -53,6 +53,7 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "taxonomy_load": ((db, "tx"), dict(file=str(files["tax"]))),
         "safe_table": ((db, "t", "a,b"), {}),
         "audit_table": ((db, "pub"), {}),
+        "ckm_table": ((db, "t", "a,b"), dict(record_key_column="v")),
         "release_run": ((str(files["spec"]), db), {}),
     }
 

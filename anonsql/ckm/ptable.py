@@ -61,9 +61,9 @@ class Params:
             raise AnonsqlError(f"--ckm-v must be a positive variance, got {self.V!r}")
         if not isinstance(self.js, int) or self.js < 0:
             raise AnonsqlError(f"--ckm-js must be a whole number >= 0, got {self.js!r}")
-        if self.js > self.D + 1:
-            raise AnonsqlError(f"--ckm-js {self.js} needs --ckm-d >= {self.js - 1}: a count of 1 must be able to "
-                               f"move to 0 or to {self.js} with zero-mean noise")
+        if self.js > self.D:
+            raise AnonsqlError(f"--ckm-js {self.js} needs --ckm-d >= {self.js}: a count of {self.js} can only move "
+                               "down to 0, at most D away")
         if self.pstay is not None and not 0 < self.pstay < 1:
             raise AnonsqlError(f"--ckm-pstay must lie strictly between 0 and 1, got {self.pstay!r}")
         return self
