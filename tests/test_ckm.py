@@ -204,6 +204,9 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(db, engine, tmp_path, 
     with pytest.raises(AnonsqlError, match="cannot be a dimension"):
         anonsql.ckm_table(db, "t", "a,rk", record_key_column="rk")
     assert main(["tables", "--db", db, "--table", "t", "--dims", "a", "--method", "ckm"]) == 2
+    assert main(["tables", "--db", db, "--table", "t", "--dims", "a", "--method", "ckm", "--record-key-column", "rk",
+                 "--hierarchy", "a=tree"]) == 2
+    assert main(["tables", "--db", db, "--table", "t", "--dims", "a", "--record-key-column", "rk"]) == 2
     assert table_rows(engine, "t") == before and anonsql.catalog.find_table(engine, "t_ckm") is None
 
 

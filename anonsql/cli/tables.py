@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api
+from ..errors import AnonsqlError
 from ..tables import MARGINS
 from . import options
 from .app import Command, Group
@@ -104,6 +105,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
         return None
     if db is None or table is None:
         raise click.UsageError(f"Missing option '{'--db' if db is None else '--table'}'", ctx)
+    _only_for(ctx, method)
     if method == "ckm":
         noisy = api.ckm_table(db, table, dims, tables=linked, margins="cube" if cube else margins,
                                record_key=record_key, record_key_column=record_key_column, key_file=key_file,
@@ -119,6 +121,21 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
                             emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
                             progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
+
+
+#: The options of one method only, by the method's name.
+_OWN = {"ckm": ("record_key", "record_key_column", "key_file", "ckm_d", "ckm_v", "ckm_js", "ckm_pstay",
+                "compare_suppression"),
+        "suppression": ("measure", "contributor", "zero_unsafe", "dominance", "p_percent", "protection", "hierarchy",
+                        "publish", "zeros", "allow_empty_secondaries", "bounds", "emit_sql", "dry_run")}
+
+
+def _only_for(ctx: click.Context, method: str) -> None:
+    """Refuse (one line) the options of the other method when given on the command line."""
+    given = [p.opts[0] for name in _OWN if name != method for p in ctx.command.params
+             if p.name in _OWN[name] and ctx.get_parameter_source(p.name) == click.core.ParameterSource.COMMANDLINE]
+    if given:
+        raise AnonsqlError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply to --method {method}")
 
 
 @tables.command(epilog="example: anonsql tables audit --db demo.duckdb --published adult_edu_occ_race")
