@@ -226,3 +226,25 @@ def test_utility_measures():
     assert u.relative_by_size == {"1-4": 0.5, "5-9": 0.0, "10-99": 0.0}
     p, q = np.array([2, 8]) / 10, np.array([3, 8]) / 11
     assert u.hellinger == pytest.approx(np.sqrt(0.5 * ((np.sqrt(p) - np.sqrt(q)) ** 2).sum()))
+
+
+def test_a_release_tables_step_with_method_ckm_records_the_ptable_never_the_key(db, engine, tmp_path):
+    write_frame(engine, _frame(), "census")
+    key = tmp_path / "ckm.key"
+    key.write_text(SECRET)
+    spec = tmp_path / "release.toml"
+    spec.write_text('[source]\ntable = "census"\nqi = ["region", "sex"]\n\n'
+                    '[[steps]]\nkind = "tables"\nmethod = "ckm"\ndims = ["region", "sex"]\n'
+                    f'record_key = "pid"\nkey_file = "{key}"\nckm_d = 2\nckm_v = 1.0\nckm_js = 2\nout = "counts"\n'
+                    'publish = true\n\n[outputs]\ndir = "out"\n')
+    report = anonsql.release_run(spec, engine)
+    assert report.ok
+    text = (tmp_path / "out" / "manifest.json").read_text()
+    manifest = json.loads(text)
+    assert manifest["published"] == ["counts", "counts_ptable", "counts_ckm_spec"]
+    assert manifest["private"]["tables"] == []
+    figures = manifest["steps"][0]["figures"]
+    assert (figures["D"], figures["V"], figures["js"]) == (2, 1.0, 2)
+    assert figures["ptable_fingerprint"] == ptable(2, 1.0, 2).fingerprint()
+    assert SECRET not in text
+    assert anonsql.release_verify(spec, engine).ok

@@ -28,6 +28,8 @@ from .utility import utility
 
 PTABLE = "_ptable"
 SPEC = "_ckm_spec"
+#: The public tables written beside <out>, by their suffixes.
+CKM_TABLES = (PTABLE, SPEC)
 
 
 @dataclass(kw_only=True)
