@@ -112,6 +112,11 @@ def test_hand_computed_two_by_two_table(db, engine):
     assert got == HAND_EXPECTED  # the empty (y, w) stays 0: no row
     assert r.utility["max_abs_deviation"] == 1 and r.utility["changed_share"] == pytest.approx(5 / 8)
     assert anonsql.audit_table(db, "pub").ok
+    # the same keys as whole numbers in units of 2^-32 (an integer column) publish the same table
+    write_frame(engine, HAND.assign(units=(HAND.rk * KEY_UNITS).astype("int64")).drop(columns="rk"), "t_units")
+    r = anonsql.ckm_table(db, "t_units", "a,b", record_key_column="units", D=1, V=0.5, js=0, out="pub_units")
+    assert r.record_keys == "column-units" and table_rows(engine, "pub_units") == table_rows(engine, "pub")
+    assert anonsql.audit_table(db, "pub_units").ok
 
 
 def _hmac_keys(units: list, secret: str) -> np.ndarray:
@@ -187,14 +192,16 @@ def test_cli_publishes_and_audits_and_a_changed_value_fails_the_audit(db, engine
 
 
 def test_bad_input_is_one_clear_error_and_changes_nothing(db, engine, tmp_path, monkeypatch):
-    write_frame(engine, HAND.assign(pid=range(6), bad=[0.1, 0.2, 1.5, 0.3, 0.4, 0.5]), "t")
+    write_frame(engine, HAND.assign(pid=range(6), bad=[0.1, 0.2, 1.5, 0.3, 0.4, 0.5], word=list("abcdef"),
+                                    big=[0, 1, 2, 3, 4, 2**32]), "t")
     monkeypatch.delenv("ANONSQL_PSEUDONYM_KEY", raising=False)
     short = tmp_path / "short.key"
     short.write_text("tiny")
     before = table_rows(engine, "t")
     cases = [(dict(), "needs record keys"), (dict(record_key="pid", record_key_column="rk"), "one of them"),
              (dict(record_key="pid"), "needs a secret key"), (dict(record_key="pid", key_file=str(short)), "too short"),
-             (dict(record_key_column="bad"), "no key in"), (dict(record_key_column="pid"), "must hold record keys"),
+             (dict(record_key_column="bad"), "no key in"), (dict(record_key_column="word"), "must hold record keys"),
+             (dict(record_key_column="big"), r"no key in \[0, 2\^32\)"),
              (dict(record_key_column="rk", D=0), "--ckm-d"), (dict(record_key_column="rk", js=5, D=2), "--ckm-js"),
              (dict(record_key_column="rk", pstay=1.0), "--ckm-pstay")]
     for kwargs, msg in cases:

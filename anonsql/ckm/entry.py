@@ -16,7 +16,7 @@ from ..tables import MARGINS
 from ..tables.spec import Spec, parse_tables
 from .job import CkmReport, run
 from .keys import RecordKeys, record_keys
-from .ptable import Params
+from .ptable import KEY_UNITS, Params
 
 
 def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = None, *,
@@ -41,24 +41,26 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
     column = tab.column(keys.column)
     if column.name in names:
         raise AnonsqlError(f"the record key column '{column.name}' cannot be a dimension")
-    keys = RecordKeys(column.name, keys.key)
+    keys = RecordKeys(column.name, keys.key, units=not keys.derived and column.kind == "integer")
     if not keys.derived:
-        _check_declared(engine, tab, column.name, column.kind)
+        _check_declared(engine, tab, keys, column.kind)
     engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins)
     return run(engine, tab, spec, keys, params, out=out, replace=replace, compare_min_count=compare_min_count,
                progress=progress)
 
 
-def _check_declared(engine: Engine, tab: Table, column: str, kind: str) -> None:
-    """A declared record key column holds numbers in [0, 1) on every row, or one error line."""
+def _check_declared(engine: Engine, tab: Table, keys: RecordKeys, kind: str) -> None:
+    """A declared record key column holds a key on every row: numbers in [0, 1), or whole numbers in
+    [0, 2^32) (units of 2^-32); else one error line."""
     from .. import sql
 
-    if kind not in ("float", "decimal"):
-        raise AnonsqlError(f"--record-key-column '{column}' must hold record keys in [0, 1) (a float column), "
-                           f"it is {kind}")
-    bad, smallest, largest = engine.fetch_all(*sql.render("ckm/record_key_range", engine.dialect,
-                                                          h=sql.column(column), src=tab.expr))[0]
+    if kind not in ("float", "decimal", "integer"):
+        raise AnonsqlError(f"--record-key-column '{keys.column}' must hold record keys in [0, 1) (a float column) "
+                           f"or whole numbers in [0, 2^32) (an integer column), it is {kind}")
+    upper = KEY_UNITS if keys.units else 1
+    bad, smallest, largest = engine.fetch_all(*sql.render("ckm/record_key_range", engine.dialect, upper=upper,
+                                                          h=sql.column(keys.column), src=tab.expr))[0]
     if bad:
-        raise AnonsqlError(f"--record-key-column '{column}': {bad:,} rows hold no key in [0, 1) (smallest "
-                           f"{smallest}, largest {largest})")
+        raise AnonsqlError(f"--record-key-column '{keys.column}': {bad:,} rows hold no key in [0, "
+                           f"{'2^32' if keys.units else '1'}) (smallest {smallest}, largest {largest})")

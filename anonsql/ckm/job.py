@@ -42,7 +42,7 @@ class CkmReport(Report):
     dims: list[str]
     tables: list[str]
     margins: str
-    record_keys: str  # "hmac-sha256" (derived from a unit key, the key never stored) or "column"
+    record_keys: str  # "hmac-sha256" (from a unit key, the key never stored), "column" or "column-units"
     record_key_column: str
     D: int
     V: float
@@ -182,7 +182,7 @@ def audit(engine: Engine, published: Table, key_file: str | None = None) -> CkmA
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], entries["margins"])
     column = entries["record_key_column"]
     keys = record_keys(column, None, key_file) if entries["record_keys"] == "hmac-sha256" else \
-        record_keys(None, column, None)
+        RecordKeys(column, units=entries["record_keys"] == "column-units")
     table = ptable(int(entries["D"]), float(entries["V"]), int(entries["js"]),
                    float(entries["pstay"]) if entries["pstay"] else None)
     report = CkmAuditReport(table=str(source), out=str(published), dims=names, ptable_fingerprint=table.fingerprint())

@@ -3,7 +3,8 @@
 Either derived from a unit key column u by the keyed hash of `--pseudonymize`, HMAC-SHA256(K, u)
 (anonsql.identifiers: K from --key-file or $ANONSQL_PSEUDONYM_KEY, bound as two padded keys,
 never stored), its first 32 bits making the key; or read from a declared column of keys in
-[0, 1). Keys are whole numbers in units of 2^-32 (anonsql.ckm.ptable.KEY_UNITS), so a cell key,
+[0, 1) (a float column) or of whole numbers in [0, 2^32) (an integer column: the key in units of
+2^-32). Keys are whole numbers in units of 2^-32 (anonsql.ckm.ptable.KEY_UNITS), so a cell key,
 the sum of its rows' keys mod 2^32, is exact and the same on every engine; the same unit gets
 the same key in every table made with the same K.
 """
@@ -30,6 +31,7 @@ class RecordKeys:
 
     column: str
     key: Key | None = None
+    units: bool = False  # a declared column of whole numbers in [0, 2^32) (units of 2^-32), not [0, 1)
 
     @property
     def derived(self) -> bool:
@@ -38,7 +40,7 @@ class RecordKeys:
     @property
     def kind(self) -> str:
         """How the keys are made, as the report and the spec table say it (never the key)."""
-        return "hmac-sha256" if self.derived else "column"
+        return "hmac-sha256" if self.derived else "column-units" if self.units else "column"
 
     def hash_expr(self, dialect: str) -> exp.Expr:
         """h: HMAC-SHA256(K, u) as hex text, or the declared key itself."""
@@ -46,8 +48,10 @@ class RecordKeys:
         return pseudonym(dialect, col) if self.derived else col
 
     def rkey_expr(self) -> exp.Expr:
-        """r_x in units of 2^-32 from h (sql/ckm/record_key_hmac.sql or record_key_column.sql)."""
-        name = "ckm/record_key_hmac" if self.derived else "ckm/record_key_column"
+        """r_x in units of 2^-32 from h (sql/ckm/record_key_hmac.sql, record_key_column.sql or
+        record_key_units.sql)."""
+        name = "ckm/record_key_hmac" if self.derived else "ckm/record_key_units" if self.units else \
+            "ckm/record_key_column"
         return sql.fragment(name, h=sql.column(HASH))
 
     def params(self) -> dict[str, Any]:

@@ -64,7 +64,8 @@ class _CommandGroup(Command, Group):
               help="cell suppression, or the cell key method (consistent noise on every cell: counts only)")
 @click.option("--record-key", metavar="COLUMN", help="ckm: the unit each record key is derived from, keyed by "
               "--key-file (HMAC-SHA256, as --pseudonymize; the key is never stored)")
-@click.option("--record-key-column", metavar="COLUMN", help="ckm: a column already holding record keys in [0, 1)")
+@click.option("--record-key-column", metavar="COLUMN", help="ckm: a column already holding record keys: "
+              "in [0, 1) (float), or whole numbers in [0, 2^32) (integer, units of 2^-32)")
 @click.option("--key-file", metavar="FILE", help="ckm: the secret key of --record-key "
               "(default: $ANONSQL_PSEUDONYM_KEY)")
 @click.option("--ckm-d", type=int, default=3, show_default=True, help="ckm: largest absolute noise D")
