@@ -13,8 +13,8 @@ from .report import Check, Report
 
 __all__ = [
     "AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "audit_table", "bin_columns",
-    "binarize", "check", "ckm_table", "connect", "containment", "evaluate_classifiers", "k_anonymize", "load_csv",
-    "load_dataset",
+    "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "evaluate_classifiers", "k_anonymize",
+    "load_csv", "load_dataset",
     "nbc_breach", "nbc_check", "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "release_plan",
     "release_run", "release_verify", "safe_table",
     "select_features", "taxonomy_load", "taxonomy_show",

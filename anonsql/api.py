@@ -19,7 +19,7 @@ from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, la
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
-    from .ckm.job import CkmAuditReport, CkmReport
+    from .ckm.job import CkmAuditReport, CkmReport, PtableReport
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
@@ -470,6 +470,19 @@ def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = N
                                     record_key_column=record_key_column, key_file=key_file, D=D, V=V, js=js,
                                     pstay=pstay, compare_min_count=compare_min_count, out=out, replace=replace,
                                     progress=progress)
+
+
+@validate_params({"D": Interval(int, 1, None, label="--ckm-d"),
+                  "V": Interval(float, 0, None, closed="neither", label="--ckm-v"),
+                  "js": Interval(int, 0, None, label="--ckm-js"),
+                  "pstay": [Interval(float, 0, 1, closed="neither", label="--ckm-pstay"), None]})
+def ckm_ptable(D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None) -> PtableReport:
+    """The cell key method's ptable of `D`, `V`, `js` and `pstay` (see `ckm_table`): its rows
+    p(i -> i + v), their cell key intervals, the variance each row reaches and its fingerprint."""
+    from .ckm import job as _ckm_job
+    from .ckm.ptable import Params
+
+    return _ckm_job.show_ptable(Params(D, float(V), js, pstay).check())
 
 
 @validate_params({"hierarchy": HIERARCHY})

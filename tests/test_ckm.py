@@ -255,3 +255,12 @@ def test_a_release_tables_step_with_method_ckm_records_the_ptable_never_the_key(
     assert figures["ptable_fingerprint"] == ptable(2, 1.0, 2).fingerprint()
     assert SECRET not in text
     assert anonsql.release_verify(spec, engine).ok
+
+
+def test_ptable_command_shows_the_rows_and_the_fingerprint(capsys):
+    assert main(["tables", "ptable", "--ckm-d", "2", "--ckm-v", "1", "--ckm-js", "2", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    t = ptable(2, 1.0, 2)
+    assert shown["fingerprint"] == t.fingerprint()
+    assert [(r["i"], r["v"]) for r in shown["rows"]] == list(zip(t.i.tolist(), t.v.tolist()))
+    assert main(["tables", "ptable", "--ckm-d", "2", "--ckm-js", "3"]) == 2

@@ -54,6 +54,7 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "safe_table": ((db, "t", "a,b"), {}),
         "audit_table": ((db, "pub"), {}),
         "ckm_table": ((db, "t", "a,b"), dict(record_key_column="v")),
+        "ckm_ptable": ((), dict(D=3, V=1.5)),
         "release_run": ((str(files["spec"]), db), {}),
     }
 

@@ -11,6 +11,7 @@ all public: <out> (labels, grouping_id, value; cells published as 0 left out), <
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -146,6 +147,39 @@ def suppressed_share(engine: Engine, source: Table, spec: Spec, min_count: int) 
     plain = Spec(spec.dims, spec.tables, spec.margins, rules=Rules(min_count))
     return tables_job.run(engine, source, plain, out=f"{source.name}_ckm_comparison", replace=True, bounds=False,
                           emit_sql=None, execute=False).suppressed_share
+
+
+@dataclass(kw_only=True)
+class PtableReport(Report):
+    """A ptable shown (`anonsql tables ptable`): its parameters, rows and fingerprint."""
+
+    PROVES: ClassVar[bool] = False
+
+    D: int
+    V: float
+    js: int
+    pstay: float | None
+    fingerprint: str
+    variance: list[float]  # reached by each row (original count)
+    rows: list[dict]  # i, v, p, lo, hi
+
+    def lines(self) -> list[str]:
+        out = [f"ptable D={self.D} V={self.V:g} js={self.js} pstay={self.pstay if self.pstay is not None else '-'} "
+               f"(fingerprint {self.fingerprint}); row i: p(i -> i + v) by noise v, the last row for every larger i"]
+        for i, variance in enumerate(self.variance):
+            cells = ", ".join(f"{r['v']:+d}: {r['p']:.6f}" for r in self.rows if r["i"] == i)
+            out.append(f"  i={i}{'+' if i == len(self.variance) - 1 else ''}: {cells} (variance {variance:.6g})")
+        return out
+
+
+def show_ptable(params: Params) -> PtableReport:
+    """The ptable of `params` as a report (nothing is read or written)."""
+    table = ptable(params.D, params.V, params.js, params.pstay)
+    lo, hi = table.intervals()
+    rows = [{"i": int(i), "v": int(v), "p": float(p), "lo": int(a), "hi": int(b)}
+            for i, v, p, a, b in zip(table.i, table.v, table.p, lo, hi)]
+    return PtableReport(table="(ptable)", D=params.D, V=params.V, js=params.js, pstay=params.pstay,
+                        fingerprint=table.fingerprint(), variance=[float(v) for v in table.variance], rows=rows)
 
 
 @dataclass(kw_only=True)
