@@ -119,6 +119,46 @@ def test_hand_computed_two_by_two_table(db, engine):
     assert anonsql.audit_table(db, "pub_units").ok
 
 
+# The same 2x2 table as a magnitude table: measure x and contributor w per row. With m = 0.1 and the
+# largest contribution as the scale (top_k 1), each total moves by 0.1 * x_(1) * v (v as above).
+HAND_SUM = HAND.assign(x=[10.0, 20.0, 5.0, 7.0, 1.0, 2.0], w=["p", "q", "p", "q", "q", "r"])
+HAND_SUM_EXPECTED = {
+    ("x", "u", 0): (32.0, 3),  # 30, contributions p 10, q 20: + 0.1 * 20 * (+1)
+    ("x", "w", 0): (5.5, 2),  # 5 (p): + 0.1 * 5
+    ("y", "u", 0): (10.0, 3),  # v = 0
+    ("x", "Total", 1): (35.0, 3),
+    ("y", "Total", 1): (10.0, 3),
+    ("Total", "u", 2): (37.2, 4),  # 40, q 28 the largest: - 0.1 * 28
+    ("Total", "w", 2): (5.5, 2),
+    ("Total", "Total", 3): (47.8, 7),  # 45, q 28: + 2.8
+}
+
+
+def test_hand_computed_magnitude_table(db, engine):
+    write_frame(engine, HAND_SUM, "t")
+    r = anonsql.ckm_table(db, "t", "a,b", record_key_column="rk", D=1, V=0.5, js=0, measure="x", contributor="w",
+                          m=0.1, out="pub")
+    assert r.ok and r.measure == "x" and r.top_k == 1
+    got = {(a, b, g): (round(v, 9), f) for a, b, g, v, f in table_rows(engine, "pub")}
+    assert got == HAND_SUM_EXPECTED
+    assert anonsql.audit_table(db, "pub").ok
+    r = anonsql.ckm_table(db, "t", "a,b", record_key_column="rk", D=1, V=0.5, js=0, measure="x", contributor="w",
+                          m=0.1, scale="mean", out="pub_mean")
+    got = {(a, b, g): v for a, b, g, v, _ in table_rows(engine, "pub_mean")}
+    assert got[("Total", "u", 2)] == pytest.approx(40 - 0.1 * 40 / 3)  # 3 contributors, mean 40 / 3
+    assert got[("x", "u", 0)] == pytest.approx(30 + 0.1 * 15)
+    r = anonsql.ckm_table(db, "t", "a,b", record_key_column="rk", D=1, V=0.5, js=0, measure="x", contributor="w",
+                          m=0.1, top_k=2, out="pub_top2")
+    got = {(a, b, g): v for a, b, g, v, _ in table_rows(engine, "pub_top2")}
+    assert got[("Total", "Total", 3)] == pytest.approx(45 + 0.1 * (28 + 15))
+    with pytest.raises(AnonsqlError, match="needs a magnitude table"):
+        anonsql.ckm_table(db, "t", "a,b", record_key_column="rk", contributor="w")
+    with pytest.raises(AnonsqlError, match="not numeric"):
+        anonsql.ckm_table(db, "t", "a", record_key_column="rk", measure="w")
+    with pytest.raises(AnonsqlError, match="--ckm-top-k"):
+        anonsql.ckm_table(db, "t", "a", record_key_column="rk", measure="x", top_k=0)
+
+
 def _hmac_keys(units: list, secret: str) -> np.ndarray:
     return np.array([int(hmac.new(secret.encode(), str(u).encode(), hashlib.sha256).hexdigest()[:8], 16)
                      for u in units], np.int64)

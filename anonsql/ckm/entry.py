@@ -17,17 +17,24 @@ from ..tables.spec import Spec, parse_tables
 from .job import CkmReport, run
 from .keys import RecordKeys, record_keys
 from .ptable import KEY_UNITS, Params
+from .rewrite import SCALES, Magnitude
 
 
 def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = None, *,
               tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
               record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
-              D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None,
+              D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
+              contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
               compare_min_count: int | None = None, out: str | None = None, replace: bool = False,
               progress: Progress | None = None) -> CkmReport:
     """See anonsql.api.ckm_table."""
     validate.choice("margins", margins, MARGINS)
+    validate.choice("scale", scale, SCALES)
     params = Params(D, float(V), js, pstay).check()
+    magnitude = Magnitude(validate.integer(top_k, "top_k", minimum=1), scale,
+                          validate.number(m, "m (the magnitude noise per unit of v)", above=0))
+    if contributor and not measure:
+        raise AnonsqlError("--contributor needs a magnitude table: --sum COLUMN")
     if compare_min_count is not None:
         compare_min_count = validate.integer(compare_min_count, "compare_min_count", minimum=0)
     keys = record_keys(record_key, record_key_column, key_file)
@@ -39,15 +46,21 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
     groups = [tab.resolve(g) for g in groups]
     names = list(dict.fromkeys(d for g in groups for d in g))
     column = tab.column(keys.column)
-    if column.name in names:
-        raise AnonsqlError(f"the record key column '{column.name}' cannot be a dimension")
+    roles = {"the record key": column, **{option: tab.column(name) for option, name in
+                                          (("--sum", measure), ("--contributor", contributor)) if name}}
+    clash = [f"{role} column '{c.name}'" for role, c in roles.items() if c.name in names]
+    if clash:
+        raise AnonsqlError(f"{' and '.join(clash)} cannot be a dimension")
+    if measure and roles["--sum"].kind not in ("integer", "float", "decimal"):
+        raise AnonsqlError(f"--sum column '{roles['--sum'].name}' is not numeric ({roles['--sum'].data_type})")
+    value, who = (roles[o].name if o in roles else None for o in ("--sum", "--contributor"))
     keys = RecordKeys(column.name, keys.key, units=not keys.derived and column.kind == "integer")
     if not keys.derived:
         _check_declared(engine, tab, keys, column.kind)
     engine.expect_rows(validate.rows(engine, tab))
-    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins)
-    return run(engine, tab, spec, keys, params, out=out, replace=replace, compare_min_count=compare_min_count,
-               progress=progress)
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who)
+    return run(engine, tab, spec, keys, params, out=out, replace=replace, magnitude=magnitude,
+               compare_min_count=compare_min_count, progress=progress)
 
 
 def _check_declared(engine: Engine, tab: Table, keys: RecordKeys, kind: str) -> None:

@@ -25,6 +25,7 @@ from ..tables.spec import Spec, parse_tables
 from . import rewrite, verify
 from .keys import HASH, RecordKeys
 from .ptable import Params, Ptable, fingerprint, ptable
+from .rewrite import Magnitude
 from .utility import utility
 
 PTABLE = "_ptable"
@@ -50,6 +51,11 @@ class CkmReport(Report):
     js: int
     pstay: float | None
     ptable_fingerprint: str
+    measure: str | None = None  # a magnitude table: the summed column
+    contributor: str | None = None  # whose contributions scale its noise (None: the record key's unit)
+    top_k: int | None = None
+    scale: str | None = None  # 'top' (the sum of the top_k largest contributions) or 'mean'
+    m: float | None = None  # the total's noise is m * scale * v
     #: ptable rows (original counts) whose variance is short of V (small counts: closest reached)
     variance_short: dict[str, float] = field(default_factory=dict)
     cells: int = 0  # published rows
@@ -72,6 +78,11 @@ class CkmReport(Report):
             out.append(f"  cells {u['cells']:,} (published rows {self.cells:,}): changed {u['changed_share']:.1%}, "
                        f"mean |deviation| {u['mean_abs_deviation']:.3f}, largest {u['max_abs_deviation']}, "
                        f"Hellinger distance {u['hellinger']:.4f}; mean |deviation|/count by size {sizes}")
+        if self.measure:
+            scale = f"the {self.top_k} largest contribution(s)" if self.scale == "top" else "the mean contribution"
+            out.append(f"  magnitude: sum of {self.measure}, noise {self.m:g} x scale x v, scale {scale}"
+                       f" of {self.contributor or self.record_key_column}; mean |deviation|/total "
+                       f"{u.get('total_mean_relative_deviation', 0):.4f}")
         if self.suppressed_share is not None:
             out.append(f"  beside suppression (min count {self.suppression_min_count}): CKM changes "
                        f"{u.get('changed_share', 0):.1%} of the cells (mean |deviation| "
@@ -80,7 +91,8 @@ class CkmReport(Report):
 
 
 def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Params, *, out: str | None,
-        replace: bool, compare_min_count: int | None = None, progress: Progress | None = None) -> CkmReport:
+        replace: bool, magnitude: Magnitude | None = None, compare_min_count: int | None = None,
+        progress: Progress | None = None) -> CkmReport:
     """The whole job on validated input (anonsql.ckm.entry)."""
     say = progress or silent
     check_names(spec.dims)
@@ -97,6 +109,12 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
                        dims=spec.dims, tables=spec.names, margins=spec.margins, record_keys=keys.kind,
                        record_key_column=keys.column, D=params.D, V=params.V, js=params.js, pstay=params.pstay,
                        ptable_fingerprint=table.fingerprint(), variance_short=_short(table))
+    if spec.measure:
+        magnitude = magnitude or Magnitude()
+        report.measure, report.contributor = spec.measure, spec.contributor
+        report.top_k, report.scale, report.m = magnitude.top_k, magnitude.scale, magnitude.m
+    else:
+        magnitude = None
     if compare_min_count is not None:
         with report.timed("suppression (comparison)"):
             report.suppressed_share = suppressed_share(engine, source, spec, compare_min_count)
@@ -104,15 +122,15 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
     outputs = [(target, replaced), *zip(extra, olds)]
     with engine.transaction(), staged_outputs(engine, outputs) as (staged, staged_ptable, staged_spec):
         with report.timed("rewrite"):
-            rewrite.publish(engine, source, spec, keys, table, staged.expr, staged_ptable.expr)
-            rewrite.write_spec(engine, spec_entries(source, spec, keys, table), staged_spec.expr)
+            rewrite.publish(engine, source, spec, keys, table, staged.expr, staged_ptable.expr, magnitude)
+            rewrite.write_spec(engine, spec_entries(source, spec, keys, table, magnitude), staged_spec.expr)
         say(f"rewrite: one statement ({report.seconds['rewrite']:.2f} s)")
         with report.timed("verify"):
             written = get_table(engine, staged)
-            cells = verify.recount(engine, source, written, spec, keys)
-            verify.checks(report, cells, table, stored_fingerprint(engine, staged_ptable))
+            cells = verify.recount(engine, source, written, spec, keys, magnitude)
+            verify.checks(report, cells, table, stored_fingerprint(engine, staged_ptable), magnitude)
             report.cells = int((cells.published != 0).sum())
-            report.utility = utility(cells.gid, cells.n, cells.published).as_dict()
+            report.utility = utility(cells.gid, cells.n, cells.published, cells.total, cells.value).as_dict()
         if not report.ok:
             raise VerificationError(report.checks)
     say(f"verify: every cell recounted, its noise looked up again ({report.seconds['verify']:.2f} s)")
@@ -124,11 +142,16 @@ def _short(table: Ptable) -> dict[str, float]:
     return {str(i): float(v) for i, v in enumerate(table.variance) if i and abs(v - table.params.V) > 1e-9}
 
 
-def spec_entries(source: Table, spec: Spec, keys: RecordKeys, table: Ptable) -> dict[str, str]:
+def spec_entries(source: Table, spec: Spec, keys: RecordKeys, table: Ptable,
+                 magnitude: Magnitude | None = None) -> dict[str, str]:
     p = table.params
-    return {"method": "ckm", "source": str(source), "tables": ",".join(spec.names), "margins": spec.margins,
-            "record_keys": keys.kind, "record_key_column": keys.column, "D": str(p.D), "V": repr(p.V),
-            "js": str(p.js), "pstay": "" if p.pstay is None else repr(p.pstay), "fingerprint": table.fingerprint()}
+    out = {"method": "ckm", "source": str(source), "tables": ",".join(spec.names), "margins": spec.margins,
+           "record_keys": keys.kind, "record_key_column": keys.column, "D": str(p.D), "V": repr(p.V),
+           "js": str(p.js), "pstay": "" if p.pstay is None else repr(p.pstay), "fingerprint": table.fingerprint()}
+    if spec.measure and magnitude is not None:
+        out.update(measure=spec.measure, contributor=spec.contributor or "", top_k=str(magnitude.top_k),
+                   scale=magnitude.scale, m=repr(magnitude.m))
+    return out
 
 
 def stored_fingerprint(engine: Engine, name: sql.TableName) -> str:
@@ -213,7 +236,10 @@ def audit(engine: Engine, published: Table, key_file: str | None = None) -> CkmA
     source = get_table(engine, entries["source"])
     groups = [source.resolve(g) for g in parse_tables(entries["tables"])]
     names = list(dict.fromkeys(d for g in groups for d in g))
-    spec = Spec(names, [[names.index(d) for d in g] for g in groups], entries["margins"])
+    measure = entries.get("measure")
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], entries["margins"], measure,
+                entries.get("contributor") or None)
+    magnitude = Magnitude(int(entries["top_k"]), entries["scale"], float(entries["m"])) if measure else None
     column = entries["record_key_column"]
     keys = record_keys(column, None, key_file) if entries["record_keys"] == "hmac-sha256" else \
         RecordKeys(column, units=entries["record_keys"] == "column-units")
@@ -224,7 +250,7 @@ def audit(engine: Engine, published: Table, key_file: str | None = None) -> CkmA
         report.check("the spec's fingerprint is the ptable its parameters give",
                      entries["fingerprint"] == table.fingerprint(), "ckm/read_table")
         stored = stored_fingerprint(engine, sql.TableName(f"{published.name}{PTABLE}", published.schema))
-        cells = verify.recount(engine, source, published, spec, keys)
-        verify.checks(report, cells, table, stored)
+        cells = verify.recount(engine, source, published, spec, keys, magnitude)
+        verify.checks(report, cells, table, stored, magnitude)
         report.cells = len(cells.n)
     return report

@@ -5,6 +5,7 @@ set, a range join to the stored ptable, the perturbed counts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -18,8 +19,23 @@ from ..tables.stats import sets_expr
 from .keys import RecordKeys
 from .ptable import Ptable
 
-#: The published table's own columns, after the dimensions' labels.
-PUBLISHED = ["grouping_id", "value"]
+#: The published table's own columns, after the dimensions' labels (a magnitude table adds `frequency`).
+PUBLISHED = ["grouping_id", "value", "frequency"]
+#: How a magnitude cell's noise is scaled: the sum of its largest contributions, or its mean one.
+SCALES = ("top", "mean")
+
+
+@dataclass(frozen=True)
+class Magnitude:
+    """A magnitude table's noise: m * s_c * v, s_c the sum of the `top_k` largest contributions of
+    cell c (scale 'top', cellKey's top_contr) or its mean contribution (scale 'mean')."""
+
+    top_k: int = 1
+    scale: str = "top"
+    m: float = 0.05
+
+    def bindings(self) -> dict[str, Any]:
+        return dict(top_k=self.top_k, by_mean=self.scale == "mean", m=self.m)
 
 
 def labels(dims: Sequence[str]) -> list[exp.Expr]:
@@ -27,26 +43,38 @@ def labels(dims: Sequence[str]) -> list[exp.Expr]:
     return [exp.alias_(sql.fragment("tables/label", dim=sql.column(d)), sql.ident(d)) for d in dims]
 
 
-def cell_bindings(dialect: str, source: Table, spec: Spec, keys: RecordKeys) -> dict[str, Any]:
+def cell_bindings(dialect: str, source: Table, spec: Spec, keys: RecordKeys,
+                  magnitude: Magnitude | None = None) -> dict[str, Any]:
     """What the publishing and recount statements share: the rows with their record keys, grouped
-    by the spec's grouping sets."""
+    by the spec's grouping sets (a magnitude table's also by contributor: --contributor, else the
+    record key's unit)."""
     cols = sql.columns(spec.dims)
-    return dict(dim=cols, src=source.expr, h=keys.hash_expr(dialect), rkey=keys.rkey_expr(),
-                gid=exp.Grouping(expressions=[c.copy() for c in cols]), sets=sets_expr(cols, spec.sets),
-                **keys.params())
+    out = dict(dim=cols, src=source.expr, h=keys.hash_expr(dialect), rkey=keys.rkey_expr(),
+               gid=exp.Grouping(expressions=[c.copy() for c in cols]), sets=sets_expr(cols, spec.sets),
+               **keys.params())
+    if spec.measure and magnitude is not None:
+        out.update(who=sql.column(spec.contributor or keys.column), measure=sql.column(spec.measure),
+                   sets=sets_expr(cols, spec.sets, [sql.column("ckm_who")]), **magnitude.bindings())
+    return out
 
 
 def publish(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, table: Ptable, out: exp.Table,
-            ptable_out: exp.Table) -> None:
+            ptable_out: exp.Table, magnitude: Magnitude | None = None) -> None:
     """Write the ptable, then the published table in one statement (the caller holds the transaction)."""
     write_ptable(engine, table, ptable_out)
-    engine.execute(*publish_sql(engine.dialect, source, spec, keys, table, out, ptable_out))
+    engine.execute(*publish_sql(engine.dialect, source, spec, keys, table, out, ptable_out, magnitude))
 
 
 def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any]]:
-    """sql.render for the statements holding rows' record keys: the hash `h` (whose padded keys are
-    parameters of its own) and `rkey` go into the tree first, so that their parameters are bound too."""
+    """sql.render for the statements over a table's cells: `$cells` becomes the cells' query
+    (sql/ckm/cells.sql, or cells_sum.sql for a magnitude table, by `magnitude`), then the hash `h`
+    (whose padded keys are parameters of its own) and `rkey` go into the tree, so that every
+    parameter is bound."""
     tree = sql.template(name)
+    cells = "ckm/cells_sum" if bindings.get("measure") is not None else "ckm/cells"
+    for ph in list(tree.find_all(exp.Placeholder)):
+        if ph.name == "cells" and isinstance(ph.parent, exp.Table):
+            ph.parent.replace(exp.Subquery(this=sql.template(cells), alias=ph.parent.args.get("alias")))
     for ph in list(tree.find_all(exp.Placeholder)):
         if ph.name in ("h", "rkey"):
             ph.replace(bindings[ph.name].copy())
@@ -54,10 +82,11 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
 
 
 def publish_sql(dialect: str, source: Table, spec: Spec, keys: RecordKeys, table: Ptable, out: exp.Table,
-                ptable_out: exp.Table) -> tuple[str, dict[str, Any]]:
-    return render("ckm/publish", dialect, out=out, label=labels(spec.dims),
+                ptable_out: exp.Table, magnitude: Magnitude | None = None) -> tuple[str, dict[str, Any]]:
+    """sql/ckm/publish.sql (counts) or publish_sum.sql (a magnitude table, with `magnitude`)."""
+    return render("ckm/publish_sum" if spec.measure else "ckm/publish", dialect, out=out, label=labels(spec.dims),
                       out_dim=sql.columns(spec.dims, "c"), ptable=ptable_out, top=table.top,
-                      **cell_bindings(dialect, source, spec, keys))
+                      **cell_bindings(dialect, source, spec, keys, magnitude))
 
 
 def write_ptable(engine: Engine, table: Ptable, out: exp.Table) -> None:

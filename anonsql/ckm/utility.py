@@ -19,22 +19,30 @@ class Utility:
     max_abs_deviation: int = 0
     relative_by_size: dict[str, float] = field(default_factory=dict)  # mean |noise| / n by size class
     hellinger: float = 0.0  # largest over grouping sets, between the true and perturbed distributions
+    total_mean_relative_deviation: float | None = None  # a magnitude table: mean |published - true| / |true|
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def utility(gid: np.ndarray, n: np.ndarray, published: np.ndarray) -> Utility:
-    """The measures over the cells of the source (n >= 1), each published count beside its true one.
+def utility(gid: np.ndarray, n: np.ndarray, published: np.ndarray, total: np.ndarray | None = None,
+            value: np.ndarray | None = None) -> Utility:
+    """The measures over the cells of the source (n >= 1), each published count beside its true one
+    (and a magnitude table's published total beside its true `total`).
 
     >>> u = utility(np.array([0, 0, 1]), np.array([4, 6, 10]), np.array([5, 6, 10]))
     >>> u.changed_share, u.max_abs_deviation, u.relative_by_size
     (0.3333333333333333, 1, {'1-4': 0.25, '5-9': 0.0, '10-99': 0.0})
     """
     real = n > 0
+    out = Utility()
+    if total is not None and value is not None and real.any():
+        nonzero = real & (total != 0)
+        out.total_mean_relative_deviation = float((np.abs(value - total)[nonzero] / np.abs(total[nonzero])).mean()) \
+            if nonzero.any() else 0.0
     gid, n, published = gid[real], n[real].astype(float), published[real].astype(float)
     dev = np.abs(published - n)
-    out = Utility(cells=int(len(n)))
+    out.cells = int(len(n))
     if not len(n):
         return out
     out.changed_share = float((dev > 0).mean())

@@ -72,6 +72,12 @@ class _CommandGroup(Command, Group):
 @click.option("--ckm-v", type=float, default=1.5, show_default=True, help="ckm: noise variance V")
 @click.option("--ckm-js", type=int, default=1, show_default=True, help="ckm: no published count in 1..JS-1")
 @click.option("--ckm-pstay", type=float, help="ckm: lower bound of the probability that a count stays unchanged")
+@click.option("--ckm-top-k", type=int, default=1, show_default=True, help="ckm with --sum: the noise of a total scales "
+              "with the sum of its K largest contributions (--contributor, else the record key's unit)")
+@click.option("--ckm-scale", type=click.Choice(["top", "mean"]), default="top", show_default=True,
+              help="ckm with --sum: scale by the largest contributions (top) or the mean contribution")
+@click.option("--ckm-m", type=float, default=0.05, show_default=True, help="ckm with --sum: a total's noise is "
+              "M x scale x v")
 @click.option("--compare-suppression", is_flag=True, help="ckm: also report the share of cells suppression with "
               "--min-count would hide")
 @options.output("<table>_tables", in_place=False)
@@ -83,7 +89,8 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
            zero_unsafe: bool, dominance: str | None, p_percent: float | None, protection: float,
            hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
            bounds: bool, method: str, record_key: str | None, record_key_column: str | None, key_file: str | None,
-           ckm_d: int, ckm_v: float, ckm_js: int, ckm_pstay: float | None, compare_suppression: bool,
+           ckm_d: int, ckm_v: float, ckm_js: int, ckm_pstay: float | None, ckm_top_k: int, ckm_scale: str,
+           ckm_m: float, compare_suppression: bool,
            out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
     """Publish a safe aggregate table (primary and secondary cell suppression).
@@ -110,7 +117,8 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
     if method == "ckm":
         noisy = api.ckm_table(db, table, dims, tables=linked, margins="cube" if cube else margins,
                                record_key=record_key, record_key_column=record_key_column, key_file=key_file,
-                               D=ckm_d, V=ckm_v, js=ckm_js, pstay=ckm_pstay,
+                               D=ckm_d, V=ckm_v, js=ckm_js, pstay=ckm_pstay, measure=measure,
+                               contributor=contributor, top_k=ckm_top_k, scale=ckm_scale, m=ckm_m,
                                compare_min_count=min_count if compare_suppression else None, out=out, replace=replace,
                                progress=options.progress(quiet))
         return options.finish(noisy, as_json, report_file)
@@ -126,8 +134,8 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 
 #: The options of one method only, by the method's name.
 _OWN = {"ckm": ("record_key", "record_key_column", "key_file", "ckm_d", "ckm_v", "ckm_js", "ckm_pstay",
-                "compare_suppression"),
-        "suppression": ("measure", "contributor", "zero_unsafe", "dominance", "p_percent", "protection", "hierarchy",
+                "ckm_top_k", "ckm_scale", "ckm_m", "compare_suppression"),
+        "suppression": ("zero_unsafe", "dominance", "p_percent", "protection", "hierarchy",
                         "publish", "zeros", "allow_empty_secondaries", "bounds", "emit_sql", "dry_run")}
 
 
