@@ -72,8 +72,8 @@ def _check_declared(engine: Engine, tab: Table, keys: RecordKeys, kind: str) -> 
         raise AnonsqlError(f"--record-key-column '{keys.column}' must hold record keys in [0, 1) (a float column) "
                            f"or whole numbers in [0, 2^32) (an integer column), it is {kind}")
     upper = KEY_UNITS if keys.units else 1
-    bad, smallest, largest = engine.fetch_all(*sql.render("ckm/record_key_range", engine.dialect, upper=upper,
-                                                          h=sql.column(keys.column), src=tab.expr))[0]
+    bad = engine.fetch_all(*sql.render("ckm/record_key_range", engine.dialect, upper=upper,
+                                       h=sql.column(keys.column), src=tab.expr))[0][0]
     if bad:
         raise AnonsqlError(f"--record-key-column '{keys.column}': {bad:,} rows hold no key in [0, "
-                           f"{'2^32' if keys.units else '1'}) (smallest {smallest}, largest {largest})")
+                           f"{'2^32' if keys.units else '1'}) (the keys themselves are never shown: they are secret)")
