@@ -233,7 +233,7 @@ def test_cli_publishes_and_audits_and_a_changed_value_fails_the_audit(db, engine
 
 def test_bad_input_is_one_clear_error_and_changes_nothing(db, engine, tmp_path, monkeypatch):
     write_frame(engine, HAND.assign(pid=range(6), bad=[0.1, 0.2, 1.5, 0.3, 0.4, 0.5], word=list("abcdef"),
-                                    big=[0, 1, 2, 3, 4, 2**32]), "t")
+                                    big=[0, 1, 2, 3, 4, 2**32], frequency=list("xxyyzz")), "t")
     monkeypatch.delenv("ANONSQL_PSEUDONYM_KEY", raising=False)
     short = tmp_path / "short.key"
     short.write_text("tiny")
@@ -250,6 +250,8 @@ def test_bad_input_is_one_clear_error_and_changes_nothing(db, engine, tmp_path, 
         assert "\n" not in str(refused.value)
     with pytest.raises(AnonsqlError, match="cannot be a dimension"):
         anonsql.ckm_table(db, "t", "a,rk", record_key_column="rk")
+    with pytest.raises(AnonsqlError, match="collide with the cell key method's columns"):
+        anonsql.ckm_table(db, "t", "a,frequency", record_key_column="rk")
     assert main(["tables", "--db", db, "--table", "t", "--dims", "a", "--method", "ckm"]) == 2
     assert main(["tables", "--db", db, "--table", "t", "--dims", "a", "--method", "ckm", "--record-key-column", "rk",
                  "--hierarchy", "a=tree"]) == 2

@@ -23,7 +23,7 @@ from ..report import Progress, Report, silent
 from ..tables.rewrite import check_names
 from ..tables.spec import Spec, parse_tables
 from . import rewrite, verify
-from .keys import HASH, RecordKeys
+from .keys import RecordKeys
 from .ptable import Params, Ptable, fingerprint, ptable
 from .rewrite import Magnitude
 from .utility import utility
@@ -85,8 +85,9 @@ class CkmReport(Report):
                        f"{u.get('total_mean_relative_deviation', 0):.4f}")
         if self.suppressed_share is not None:
             out.append(f"  beside suppression (min count {self.suppression_min_count}): CKM changes "
-                       f"{u.get('changed_share', 0):.1%} of the cells (mean |deviation| "
-                       f"{u.get('mean_abs_deviation', 0):.3f}); suppression hides {self.suppressed_share:.1%}")
+                       f"{u.get('changed_share', 0):.1%} (mean |deviation| "
+                       f"{u.get('mean_abs_deviation', 0):.3f}) of the non-empty cells; suppression hides "
+                       f"{self.suppressed_share:.1%} of its cells (empty ones included)")
         return out
 
 
@@ -96,8 +97,10 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
     """The whole job on validated input (anonsql.ckm.entry)."""
     say = progress or silent
     check_names(spec.dims)
-    if HASH in spec.dims:
-        raise AnonsqlError(f"a dimension named {HASH} collides with the cell key method's working column")
+    taken = [d for d in spec.dims if d in rewrite.PUBLISHED or d.lower().startswith("ckm_")]
+    if taken:
+        raise AnonsqlError(f"dimension name(s) {', '.join(taken)} collide with the cell key method's columns "
+                           f"({', '.join(rewrite.PUBLISHED)}, ckm_*); rename them in a view first")
     table = ptable(params.D, params.V, params.js, params.pstay)
     target, replaced = output_table(engine, source, out, f"{source.name}_ckm", replace)
     extra = [sql.TableName(f"{target.name}{suffix}", target.schema) for suffix in (PTABLE, SPEC)]

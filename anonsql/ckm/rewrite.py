@@ -1,11 +1,13 @@
 """The CKM decisions as SQL: the ptable and the spec written as small public tables, then the
-published table by ONE statement (sql/ckm/publish.sql): counts and cell keys of every grouping
-set, a range join to the stored ptable, the perturbed counts."""
+published table by ONE statement (sql/ckm/publish.sql, publish_sum.sql for a magnitude table):
+counts and cell keys of every grouping set (sql/ckm/cells.sql, cells_sum.sql), a range join to
+the stored ptable, the perturbed counts (and totals)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any
 
 import pandas as pd
@@ -53,7 +55,13 @@ def cell_bindings(dialect: str, source: Table, spec: Spec, keys: RecordKeys,
                gid=exp.Grouping(expressions=[c.copy() for c in cols]), sets=sets_expr(cols, spec.sets),
                **keys.params())
     if spec.measure and magnitude is not None:
+        # GROUPING(d_1, ..., d_D) as the sum of GROUPING(d_j) * 2^(D-j): the contributor is grouped
+        # too, and Spark's GROUPING_ID must name every grouping column
+        bits: list[exp.Expr] = [exp.Mul(this=exp.Grouping(expressions=[c.copy()]),
+                                        expression=exp.Literal.number(1 << (len(cols) - 1 - j)))
+                                for j, c in enumerate(cols)]
         out.update(who=sql.column(spec.contributor or keys.column), measure=sql.column(spec.measure),
+                   gid=reduce(lambda a, b: exp.Add(this=a, expression=b), bits),
                    sets=sets_expr(cols, spec.sets, [sql.column("ckm_who")]), **magnitude.bindings())
     return out
 
