@@ -1,8 +1,10 @@
-"""The CKM table re-checked before success, apart from how it was written: every cell recounted
-from the source with its cell key (sql/ckm/recount.sql), the ptable lookup redone in numpy on the
-ptable rebuilt from its parameters (never read back from the written table), and the published
-value required: no count in 1..js-1, |noise| <= D, a cell missing only where its value is 0,
-the stored ptable the one its parameters give (fingerprint)."""
+"""The CKM table re-checked before success, apart from how it was written: every cell counted
+afresh from the source (sql/ckm/recount.sql over the cells' query sql/ckm/cells.sql: a new scan,
+with the cells defined once) and joined to the published table both ways; the ptable lookup and
+the noise's arithmetic redone in numpy on the ptable rebuilt from its parameters (never read back
+from the written table), and the published value required: no count in 1..js-1, |noise| <= D, a
+cell missing only where its value is 0, the stored ptable the one its parameters give
+(fingerprint)."""
 
 from __future__ import annotations
 
