@@ -233,14 +233,19 @@ def test_cli_publishes_and_audits_and_a_changed_value_fails_the_audit(db, engine
 
 def test_bad_input_is_one_clear_error_and_changes_nothing(db, engine, tmp_path, monkeypatch):
     write_frame(engine, HAND.assign(pid=range(6), bad=[0.1, 0.2, 1.5, 0.3, 0.4, 0.5], word=list("abcdef"),
-                                    big=[0, 1, 2, 3, 4, 2**32], frequency=list("xxyyzz")), "t")
+                                    big=[0, 1, 2, 3, 4, 2**32], frequency=list("xxyyzz"),
+                                    unit=[1, 2, 3, None, 5, 6]), "t")
     monkeypatch.delenv("ANONSQL_PSEUDONYM_KEY", raising=False)
     short = tmp_path / "short.key"
     short.write_text("tiny")
+    good = tmp_path / "good.key"
+    good.write_text(SECRET)
     before = table_rows(engine, "t")
     cases = [(dict(), "needs record keys"), (dict(record_key="pid", record_key_column="rk"), "one of them"),
              (dict(record_key="pid"), "needs a secret key"), (dict(record_key="pid", key_file=str(short)), "too short"),
-             (dict(record_key_column="bad"), "no key in"), (dict(record_key_column="word"), "must hold record keys"),
+             (dict(record_key_column="bad"), "no key in"),
+             (dict(record_key="unit", key_file=str(good)), "is NULL on 1"),
+             (dict(record_key_column="word"), "must hold record keys"),
              (dict(record_key_column="big"), r"no key in \[0, 2\^32\)"),
              (dict(record_key_column="rk", D=0), "--ckm-d"), (dict(record_key_column="rk", js=5, D=2), "--ckm-js"),
              (dict(record_key_column="rk", pstay=1.0), "--ckm-pstay")]

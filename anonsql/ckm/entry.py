@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import validate
+from .. import sql, validate
 from ..catalog import Table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
@@ -57,6 +57,12 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
     keys = RecordKeys(column.name, keys.key, units=not keys.derived and column.kind == "integer")
     if not keys.derived:
         _check_declared(engine, tab, keys, column.kind)
+    else:
+        missing = engine.fetch_all(*sql.render("common/null_count", engine.dialect, tbl=tab.expr,
+                                               col=sql.column(keys.column)))[0][0]
+        if missing:
+            raise AnonsqlError(f"--record-key column '{keys.column}' is NULL on {missing:,} rows: every record needs a "
+                               "unit to derive its key from")
     engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who)
     return run(engine, tab, spec, keys, params, out=out, replace=replace, magnitude=magnitude,
@@ -66,8 +72,6 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
 def _check_declared(engine: Engine, tab: Table, keys: RecordKeys, kind: str) -> None:
     """A declared record key column holds a key on every row: numbers in [0, 1), or whole numbers in
     [0, 2^32) (units of 2^-32); else one error line."""
-    from .. import sql
-
     if kind not in ("float", "decimal", "integer"):
         raise AnonsqlError(f"--record-key-column '{keys.column}' must hold record keys in [0, 1) (a float column) "
                            f"or whole numbers in [0, 2^32) (an integer column), it is {kind}")
