@@ -11,7 +11,9 @@ the best of `--repeat` runs in the same process, and their ratio (target <= 1.5)
 keys as a float column in [0, 1) and (one run) derived by HMAC-SHA256 from a unit key; the whole
 job's seconds by stage (the publication, then the independent recount). Then Adult's cube with
 all margins: CKM (D=3, V=1.5, js=2, record keys by HMAC of the row number) cells changed and mean
-absolute deviation, beside the share suppression (minimum count 4) hides. The machine is shared:
+absolute deviation, beside the share suppression (minimum count 4) hides. Then, when its binaries
+are installed, the same 4-D cube on a throwaway PostgreSQL of `--postgres-rows` rows (default
+10^6): its plain CUBE and the CKM statement (target <= 3x). The machine is shared:
 os.getloadavg() is recorded.
 """
 
@@ -27,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import best_of  # noqa: E402
+from common import TempPostgres, best_of, find_bindir  # noqa: E402
 
 import anonsql  # noqa: E402
 from anonsql.catalog import get_table  # noqa: E402
@@ -52,6 +54,33 @@ def make_rows(engine, rows: int) -> None:
                    f"CAST(FLOOR(random() * {KEY_UNITS}) AS BIGINT) AS rk_units, i AS pid FROM range({rows}) t(i)")
 
 
+def make_rows_postgres(engine, rows: int) -> None:
+    """The same kind of rows on PostgreSQL (its own random(), generate_series)."""
+    cols = ", ".join(f"'v' || CAST(CAST(FLOOR(random() * {s}) AS INTEGER) AS VARCHAR) AS d{j}"
+                     for j, s in enumerate(SIZES))
+    engine.execute("SELECT setseed(0.25)")
+    engine.execute("DROP TABLE IF EXISTS big")
+    engine.execute(f"CREATE TABLE big AS SELECT {cols}, CAST(FLOOR(random() * {KEY_UNITS}) AS BIGINT) AS rk_units "
+                   f"FROM generate_series(1, {rows}) AS t(i)")
+    engine.execute("ANALYZE big")
+
+
+def postgres_cube(url: str, rows: int, repeat: int) -> dict:
+    """The 4-D cube on PostgreSQL: the plain CUBE and the CKM statement (integer keys), best of `repeat`."""
+    engine = connect(url)
+    try:
+        make_rows_postgres(engine, rows)
+        engine.execute("DROP TABLE IF EXISTS noisy_ptable")
+        rewrite.write_ptable(engine, ptable(3, 1.5, 2), TableName("noisy_ptable").expr)
+        plain = best_of(lambda: plain_cube(engine), repeat)
+        ckm = best_of(lambda: ckm_statement(engine, RecordKeys("rk_units", units=True)), repeat)
+        cells = engine.fetch_all("SELECT COUNT(*) FROM plain")[0][0]
+    finally:
+        engine.close()
+    return {"rows": rows, "cells": cells, "plain_cube_seconds": round(plain, 3), "ckm_statement_seconds": round(ckm, 3),
+            "ratio": round(ckm / plain, 3), "target_ratio": 3.0}
+
+
 def plain_cube(engine) -> None:
     dims = ", ".join(DIMS)
     engine.execute("DROP TABLE IF EXISTS plain")
@@ -72,6 +101,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--postgres-rows", type=int, default=1_000_000, help="0: no PostgreSQL")
     args = parser.parse_args()
     out: dict = {"engine": "duckdb", "rows": args.rows, "sizes": SIZES,
                  "loadavg_before": [round(x, 2) for x in os.getloadavg()]}
@@ -115,6 +145,9 @@ def main() -> None:
             "suppression_min_count": 4, "suppression_hidden_share": round(r.suppressed_share or 0, 4),
             "issue_reported_suppression_hidden_share": 0.355,
             "seconds_by_stage": {k: round(v, 3) for k, v in r.seconds.items()}}
+        if args.postgres_rows and find_bindir():
+            with TempPostgres() as url:
+                out["postgres_cube_4d"] = postgres_cube(url, args.postgres_rows, args.repeat)
     out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=2))
 
