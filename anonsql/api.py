@@ -20,6 +20,7 @@ from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
     from .attack.job import DifferenceReport, LinkageReport, RiskReport
+    from .ckm.job import CkmAuditReport, CkmReport, PtableReport
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
     from .data.loading import LoadReport
@@ -453,18 +454,76 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                                         structural_zeros=structural_zeros, previous=previous)
 
 
+@validate_params({"dims": NAMES, "margins": StrOptions(lazy(".tables", "MARGINS"), label="margins"),
+                  "D": Interval(int, 1, None, label="--ckm-d"),
+                  "V": Interval(float, 0, None, closed="neither", label="--ckm-v"),
+                  "js": Interval(int, 0, None, label="--ckm-js"),
+                  "pstay": [Interval(float, 0, 1, closed="neither", label="--ckm-pstay"), None],
+                  "compare_min_count": [Interval(int, 0, None, label="--compare-suppression"), None],
+                  "top_k": Interval(int, 1, None, label="--ckm-top-k"),
+                  "scale": StrOptions(lazy(".ckm.rewrite", "SCALES"), label="--ckm-scale"),
+                  "m": Interval(float, 0, None, closed="neither", label="--ckm-m"), "replace": bool,
+                  "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
+                             None]})
+def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
+              tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
+              record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
+              D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
+              contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
+              compare_min_count: int | None = None, out: str | None = None, replace: bool = False,
+              progress: Callable[[str], None] | None = None) -> CkmReport:
+    """Publish the counts of `table` by `dims` (or the linked `tables`) with their `margins`, each
+    perturbed by the cell key method: record keys HMAC-SHA256(K, `record_key`) (K from `key_file` or
+    $ANONSQL_PSEUDONYM_KEY, never stored) or read from `record_key_column` (keys in [0, 1)); the
+    maximum-entropy ptable of `D` (largest |noise|), `V` (variance), `js` (no count in 1..js-1) and
+    `pstay`; one SQL statement writes `out` (default <table>_ckm: labels, grouping_id, value; cells
+    published as 0 left out) beside the public <out>_ptable and <out>_ckm_spec, re-checked by an
+    independent recount in the same transaction. With `measure` a magnitude table: the sum of that
+    column per cell perturbed by m * s_c * v (s_c the sum of the `top_k` largest contributions of
+    `contributor`, default the record key's unit, or with scale 'mean' the mean contribution),
+    the count perturbed alongside (column frequency). `compare_min_count` also reports the share
+    of cells suppression with that minimum count would hide."""
+    from .ckm import entry as _ckm_entry
+
+    with _open(db) as engine:
+        return _ckm_entry.ckm_table(engine, table, dims, tables=tables, margins=margins, record_key=record_key,
+                                    record_key_column=record_key_column, key_file=key_file, D=D, V=V, js=js,
+                                    pstay=pstay, measure=measure, contributor=contributor, top_k=top_k, scale=scale,
+                                    m=m, compare_min_count=compare_min_count, out=out, replace=replace,
+                                    progress=progress)
+
+
+@validate_params({"D": Interval(int, 1, None, label="--ckm-d"),
+                  "V": Interval(float, 0, None, closed="neither", label="--ckm-v"),
+                  "js": Interval(int, 0, None, label="--ckm-js"),
+                  "pstay": [Interval(float, 0, 1, closed="neither", label="--ckm-pstay"), None]})
+def ckm_ptable(D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None) -> PtableReport:
+    """The cell key method's ptable of `D`, `V`, `js` and `pstay` (see `ckm_table`): its rows
+    p(i -> i + v), their cell key intervals, the variance each row reaches and its fingerprint."""
+    from .ckm import job as _ckm_job
+    from .ckm.ptable import Params
+
+    return _ckm_job.show_ptable(Params(D, float(V), js, pstay).check())
+
+
 @validate_params({"hierarchy": HIERARCHY})
-def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None) -> AuditReport:
+def audit_table(db: str | Engine, published: str, hierarchy: Mapping[str, str] | str | None = None,
+                key_file: str | None = None) -> AuditReport | CkmAuditReport:
     """Re-run the attacker's LP on a table published by `safe_table`, from its rows alone (and the
     stored taxonomies of its `hierarchy` 'dim=taxonomy,...', as when it was published): `ok`
     says no primary cell (by <published>_private_audit when it exists, else every suppressed
-    cell) can be recomputed exactly."""
+    cell) can be recomputed exactly. A table of `ckm_table` is re-derived instead (its spec, the
+    source, the record keys with `key_file`, every cell's noise looked up again)."""
+    from .ckm import job as _ckm_job
     from .tables import job as _tables_job
     from .tables import parse_assignment
 
     trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else hierarchy
     with _open(db) as engine:
-        return _tables_job.audit(engine, get_table(engine, published), trees)
+        table = get_table(engine, published)
+        if _ckm_job.is_ckm(engine, table):
+            return _ckm_job.audit(engine, table, key_file)
+        return _tables_job.audit(engine, table, trees)
 
 
 @validate_params({"qi": Names(), "sampling_fraction": [Interval(float, 0, 1, closed="right", label="sampling fraction"),
@@ -514,6 +573,8 @@ def difference_attack(db: str | Engine, earlier: str, later: str, *, min_count: 
 
     with _open(db) as engine:
         return _attack.difference_attack(engine, earlier, later, min_count=min_count)
+
+
 @validate_params({"limit": Interval(int, 0, None, label="limit")})
 def show_table(db: str | Engine | Any, table: str, *, limit: int = 20) -> RowsReport:
     """A quick look (`anonsql show`): the first `limit` rows of `table`, as stored."""

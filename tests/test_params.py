@@ -53,6 +53,8 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "taxonomy_load": ((db, "tx"), dict(file=str(files["tax"]))),
         "safe_table": ((db, "t", "a,b"), {}),
         "audit_table": ((db, "pub"), {}),
+        "ckm_table": ((db, "t", "a,b"), dict(record_key_column="v")),
+        "ckm_ptable": ((), dict(D=3, V=1.5)),
         "release_run": ((str(files["spec"]), db), {}),
         "reidentification_risk": ((db, "t", "a,b"), {}),
         "linkage_attack": ((db, "t", "t", "a,b"), {}),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..catalog import find_table, get_table
+from ..ckm.job import CKM_TABLES
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Report
@@ -32,7 +33,7 @@ class PlannedStep:
         """Tables holding ORIGINAL values (protect's <out>_changes, tables' <out>_private_audit): kept, never
         published."""
         suffix = PRIVATE_TABLES.get(self.kind)
-        return [self.outputs[0] + suffix] if suffix else []
+        return [t for t in [self.outputs[0] + suffix] if t in self.outputs] if suffix else []
 
     @property
     def main(self) -> list[str]:
@@ -95,6 +96,8 @@ def outputs(step: Step) -> list[str]:
     if step.kind == "nbc":
         return [f"{step.out}_class", f"{step.out}_attr"] + ([f"{step.out}_rows"] if step.options.get("synthetic")
                                                              else [])
+    if step.kind == "tables" and step.options.get("method") == "ckm":  # public: the ptable and the spec
+        return [step.out, *(step.out + suffix for suffix in CKM_TABLES)]
     private = PRIVATE_TABLES.get(step.kind)
     return [step.out] + ([step.out + private] if private else [])
 

@@ -80,7 +80,10 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
             "root": "str", "synthetic": "bool", "precedence": "names"},
     "tables": {"dims": "names", "tables": "str", "margins": "str", "sum": "str", "contributor": "str",
                "min_count": "int", "zero_unsafe": "bool", "dominance": "str", "p_percent": "number",
-               "protection": "number", "previous": "str"},
+               "protection": "number", "previous": "str", "method": "str", "record_key": "str",
+               "record_key_column": "str",
+               "key_file": "str", "ckm_d": "int", "ckm_v": "number", "ckm_js": "int", "ckm_pstay": "number",
+               "ckm_top_k": "int", "ckm_scale": "str", "ckm_m": "number"},
 }
 _REQUIRED = {"drop": ("columns",), "bin": ("columns",), "kanon": ("k",)}
 

@@ -15,6 +15,7 @@ import sqlglot
 
 from .. import sql
 from ..catalog import drop_table, get_table, output_table
+from ..ckm import entry as ckm
 from ..data import binning
 from ..data.loading import count_rows
 from ..engine import Engine
@@ -110,6 +111,16 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                  precedence=o.get("precedence"), prior=o.get("prior"), r=o.get("r"),
                                  synthetic=o.get("synthetic", False), script=True, root=o.get("root", "paper"),
                                  progress=progress)
+    elif o.get("method", "suppression") == "ckm":
+        report = ckm.ckm_table(engine, step.input, names(o.get("dims")) or None, tables=o.get("tables"),
+                               margins=o.get("margins", "cube"), record_key=o.get("record_key"),
+                               record_key_column=o.get("record_key_column"), key_file=o.get("key_file"),
+                               D=o.get("ckm_d", 3), V=o.get("ckm_v", 1.5), js=o.get("ckm_js", 1),
+                               pstay=o.get("ckm_pstay"), measure=o.get("sum"), contributor=o.get("contributor"),
+                               top_k=o.get("ckm_top_k", 1), scale=o.get("ckm_scale", "top"), m=o.get("ckm_m", 0.05),
+                               out=out, replace=replace, progress=progress)
+    elif o.get("method", "suppression") != "suppression":
+        raise AnonsqlError(f"step {step.number} (tables): method must be 'suppression' or 'ckm', got {o['method']!r}")
     else:
         report = tables.safe_table(engine, step.input, names(o.get("dims")) or None, tables=o.get("tables"),
                                    margins=o.get("margins", "cube"), measure=o.get("sum"),

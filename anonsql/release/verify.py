@@ -15,6 +15,7 @@ from ..attack import entry as attack
 from ..attack.stats import linkage_sql, null_patterns
 from ..attack.verify import journalist_gate, linkage_gate
 from ..catalog import Table, find_table, get_table
+from ..ckm import job as ckm
 from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
 from ..engine import Engine
 from ..errors import AnonsqlError
@@ -238,6 +239,8 @@ def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) 
             found: Report = nbc.run_verify(engine, step.input, str(o.get("class", plan.class_column)),
                                            names(o.get("attrs")) or plan.qi, step.outputs[0].removesuffix("_class"),
                                            precedence=o.get("precedence"))
+        elif step.kind == "tables" and o.get("method") == "ckm":
+            found = ckm.audit(engine, get_table(engine, step.outputs[0]), o.get("key_file"))
         elif step.kind == "tables":
             found = tables.audit(engine, get_table(engine, step.outputs[0]), None)
         elif step.kind in ROW_KINDS:
