@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .diversity import class_holds
 from .model import PreparedTable
 
 
@@ -95,6 +96,8 @@ def run(prepared: PreparedTable, draws: np.ndarray):
 
     where: dict[tuple[bytes, int], int] = {}  # (y, c) in S -> key
     ytot: dict[bytes, int] = {}  # N(y), summed over classes
+    hist = [h.copy() for h in prepared.sensitive]  # per sensitive column: N(y, c, v) of the tuple with this key
+    yhist: dict[bytes, list[np.ndarray]] = {}  # y -> per sensitive column Σ_c N(y, c, v), the class E's histogram
     holders: dict[bytes, set[int]] = {}  # y -> keys of S with that pattern
     violating = np.zeros(n_tuples, dtype=bool)
 
@@ -104,6 +107,10 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         where[(yb, c)] = key
         ytot[yb] = ytot.get(yb, 0) + n
         holders.setdefault(yb, set()).add(key)
+        if hist:
+            sums = yhist.setdefault(yb, [np.zeros_like(h[0]) for h in hist])
+            for s, h in enumerate(hist):
+                sums[s] += h[key]
 
     def remove(key):
         yb = pat[key].tobytes()
@@ -111,10 +118,16 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         del where[(yb, int(cls[key]))]
         ytot[yb] -= cnt[key]
         holders[yb].discard(key)
+        for s, h in enumerate(hist):
+            yhist[yb][s] -= h[key]
 
     def refresh(yb):
+        # a class violates when it holds fewer than k rows or fails a model (issue 32: the same loop)
+        bad = ytot.get(yb, 0) < prepared.k or (
+            bool(prepared.models) and ytot[yb] > 0
+            and not class_holds(prepared.models, yhist[yb], prepared.sensitive_tables))
         for key in holders.get(yb, ()):
-            violating[key] = ytot[yb] < prepared.k
+            violating[key] = bad
 
     def replace(keys, u, c):
         """UPDATE (Algorithm 3): the tuples `keys` of class c become u, merged with (u, c) if in S."""
@@ -135,9 +148,31 @@ def run(prepared: PreparedTable, draws: np.ndarray):
             remove(existing)
         new_key = min(keys)  # a tuple is named by its smallest input row
         parent[list(keys)] = new_key
+        for h in hist:  # the merged tuple's sensitive histogram: the sum of its parts'
+            h[new_key] = h[list(keys)].sum(axis=0)
         add(new_key, u, c, total)
         for yb in touched:
             refresh(yb)
+
+    def progressing(t: int, cand: np.ndarray) -> np.ndarray:
+        """Positions in `cand` of the partners whose merge with t leaves a class u that meets every
+        model (issue 32: the cheapest merge that makes progress; the paper's Γ ranks within them)."""
+        merged = np.where(pat[cand] == pat[t], pat[t], -1).astype(pat.dtype)
+        shapes, which = np.unique(merged, axis=0, return_inverse=True)
+        which = which.reshape(-1)
+        ok = np.ones(len(cand), dtype=bool)
+        for s, h in enumerate(hist):
+            base = np.empty((len(shapes), h.shape[1]), dtype=np.int64)
+            for i, u in enumerate(shapes):  # class u before the merge, plus t when t moves into it
+                ub = u.tobytes()
+                base[i] = yhist[ub][s] if ytot.get(ub, 0) else 0
+                base[i] += h[t] if ub != pat[t].tobytes() else 0
+            moved = (merged != pat[cand]).any(axis=1)  # t' joins u (else it is in u already)
+            after = base[which] + np.where(moved[:, None], h[cand], 0)
+            for model in prepared.models:
+                if model.column == s:
+                    ok &= model.holds(after, prepared.sensitive_tables[s])
+        return np.flatnonzero(ok)
 
     for key in range(n_tuples):
         add(key, pat[key].copy(), int(cls[key]), int(cnt[key]))
@@ -155,7 +190,9 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         cand = cand[cand != t]
         if cand.size:
             g = gamma_of(pat[t], int(cnt[t]), c, pat[cand], cnt[cand])
-            best = int(np.argmin(g))  # first minimum = smallest key (tie rule)
+            pick = progressing(t, cand) if prepared.models else None
+            best = int(pick[np.argmin(g[pick])]) if pick is not None and pick.size else int(np.argmin(g))
+            # first minimum = smallest key (tie rule); with models, among the merges that make progress
             partner = int(cand[best])
             gammas.append(float(g[best]))
             replace([t, partner], np.where(pat[t] == pat[partner], pat[t], -1).astype(pat.dtype), c)
