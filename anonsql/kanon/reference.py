@@ -154,25 +154,32 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         for yb in touched:
             refresh(yb)
 
+    bits = np.left_shift(1, np.arange(n_attrs, dtype=np.int64))
+
     def progressing(t: int, cand: np.ndarray) -> np.ndarray:
-        """Positions in `cand` of the partners whose merge with t leaves a class u that meets every
-        model (issue 32: the cheapest merge that makes progress; the paper's Γ ranks within them)."""
-        merged = np.where(pat[cand] == pat[t], pat[t], -1).astype(pat.dtype)
-        shapes, which = np.unique(merged, axis=0, return_inverse=True)
+        """Which partners in `cand` leave, merged with t, a class u that meets every model (issue 32:
+        the cheapest merge that makes progress; the paper's Γ ranks within them). u keeps the cells
+        where both agree: one class per mask of kept attributes, whose histogram is that of u now,
+        plus t's and t''s where they move into it."""
+        keep = (pat[cand] == pat[t]) & (pat[t] >= 0)
+        masks, which = np.unique(keep @ bits, return_inverse=True)
         which = which.reshape(-1)
+        joins = ((pat[cand] >= 0) & ~keep).any(axis=1)  # t' changes pattern (else it is in u already)
+        shapes = np.where((masks[:, None] & bits) != 0, pat[t], -1).astype(pat.dtype)
         ok = np.ones(len(cand), dtype=bool)
         for s, h in enumerate(hist):
-            base = np.empty((len(shapes), h.shape[1]), dtype=np.int64)
+            base = np.zeros((len(masks), h.shape[1]), dtype=np.int64)
             for i, u in enumerate(shapes):  # class u before the merge, plus t when t moves into it
                 ub = u.tobytes()
-                base[i] = yhist[ub][s] if ytot.get(ub, 0) else 0
-                base[i] += h[t] if ub != pat[t].tobytes() else 0
-            moved = (merged != pat[cand]).any(axis=1)  # t' joins u (else it is in u already)
-            after = base[which] + np.where(moved[:, None], h[cand], 0)
+                if ytot.get(ub, 0):
+                    base[i] += yhist[ub][s]
+                if not (u == pat[t]).all():
+                    base[i] += h[t]
+            after = base[which] + np.where(joins[:, None], h[cand], 0)
             for model in prepared.models:
                 if model.column == s:
                     ok &= model.holds(after, prepared.sensitive_tables[s])
-        return np.flatnonzero(ok)
+        return ok
 
     for key in range(n_tuples):
         add(key, pat[key].copy(), int(cls[key]), int(cnt[key]))
@@ -190,9 +197,11 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         cand = cand[cand != t]
         if cand.size:
             g = gamma_of(pat[t], int(cnt[t]), c, pat[cand], cnt[cand])
-            pick = progressing(t, cand) if prepared.models else None
-            best = int(pick[np.argmin(g[pick])]) if pick is not None and pick.size else int(np.argmin(g))
-            # first minimum = smallest key (tie rule); with models, among the merges that make progress
+            best = int(np.argmin(g))  # first minimum = smallest key (tie rule)
+            if prepared.models and not progressing(t, cand[best:best + 1])[0]:
+                # the cheapest merge leaves a class failing a model: the cheapest that does not, if any
+                pick = np.flatnonzero(progressing(t, cand))
+                best = int(pick[np.argmin(g[pick])]) if pick.size else best
             partner = int(cand[best])
             gammas.append(float(g[best]))
             replace([t, partner], np.where(pat[t] == pat[partner], pat[t], -1).astype(pat.dtype), c)
