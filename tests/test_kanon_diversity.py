@@ -14,6 +14,7 @@ from anonsql.kanon import anonymize
 from anonsql.kanon.diversity import Model, distance, entropy, parse
 
 from .conftest import table_rows
+from .test_release_gates import _spec, _tables, noshow  # noqa: F401 (noshow: the fixture)
 
 # Three classes over (zip, sex), k = 2 holds already. diag: (1,m) = flu, flu is the only class
 # with one value. Merging it costs ham 2 + 2 = 4 with (1,f) (sex blanked: class (1,⊥) = flu x3,
@@ -198,3 +199,28 @@ def test_model_formulas_by_hand():
 ])
 def test_recursive_option_text(text, expected):
     assert [(m.name, m.c, m.level) for m in parse(text, "recursive_cl")] == expected
+
+
+# ---- a release's kanon step -----------------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("noshow")
+def test_release_kanon_step_enforces_l_diversity_on_the_noshow_shape(engine, tmp_path):
+    """On main, kanon --k 5 left classes sharing one Hipertension value; with the step's l_diversity every
+    published class holds both values, which the release's l gate re-checks."""
+    spec = _spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 2 }",
+                 gates="k = 5\nl_diversity = { Hipertension = 2 }")
+    report = anonsql.release_run(spec, engine)
+    assert report.ok and report.published == ["noshow_k5"]
+    assert "gate: 2-diversity of Hipertension in noshow_k5" in {c.name for c in report.checks}
+    per_class = engine.fetch_all('SELECT COUNT(DISTINCT "Hipertension"), COUNT(*) FROM noshow_k5 '
+                                 'GROUP BY "Gender", "Age", "Neighbourhood"')
+    assert per_class and all(values == 2 and rows >= 5 for values, rows in per_class)
+
+
+@pytest.mark.usefixtures("noshow")
+def test_release_kanon_step_refuses_an_impossible_model_in_one_line(engine, tmp_path):
+    before = _tables(engine)
+    with pytest.raises(AnonsqlError, match=r"^--l-diversity Hipertension=3 cannot be met: the whole table holds "
+                                           r"only 2 distinct Hipertension value\(s\)"):
+        anonsql.release_run(_spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }"), engine)
+    assert _tables(engine) == before
