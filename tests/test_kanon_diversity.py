@@ -10,8 +10,8 @@ import pytest
 import anonsql
 from anonsql.cli import main
 from anonsql.errors import AnonsqlError
-from anonsql.kanon import anonymize
-from anonsql.kanon.diversity import Model, distance, entropy, parse
+from anonsql.kanon import anonymize, fast
+from anonsql.kanon.diversity import Layout, Model, distance, entropy, parse
 
 from .conftest import table_rows
 from .test_release_gates import _spec, _tables, noshow  # noqa: F401 (noshow: the fixture)
@@ -65,7 +65,7 @@ def test_l_golden_one_extra_merge(db, engine, make_table, models):
     assert plain.iterations == 0 and sorted(_qi(engine, "t_out")) == sorted(zip(L_TABLE["id"], L_TABLE["zip"],
                                                                                   L_TABLE["sex"]))
     r = anonsql.k_anonymize(db, "t", "zip,sex", None, 2, cost="ham", out="t_l", **models)
-    assert r.ok and r.iterations == 1 and r.suppressed_cells == 4 and r.loop == "reference"
+    assert r.ok and r.iterations == 1 and r.suppressed_cells == 4
     assert sorted(_qi(engine, "t_l")) == L_EXPECTED
     kind = next(iter(models))
     query = "kanon/recursive_diversity" if kind == "recursive_cl" else "data/attribute_disclosure"
@@ -133,7 +133,7 @@ def test_cli_enforces_several_models_on_several_columns(db, engine, make_table, 
     code = main(["kanon", "--db", db, "--table", "t", "--qi", "zip,sex", "--k", "2", "--cost", "ham",
                  "--l-diversity", "diag=2", "--t-closeness", "s=0.45", "--out", "t_out"])
     out = capsys.readouterr().out
-    assert code == 0 and "l-diversity diag=2; --t-closeness s=0.45" in out and "reference numpy loop" in out
+    assert code == 0 and "l-diversity diag=2; --t-closeness s=0.45" in out
     # (1,m) = a,a fails l and t: merged with (1,f) = NULL,b as before: (1,⊥) = a,a,NULL,b is 3-diverse
     assert sorted(_qi(engine, "t_out")) == T_EXPECTED
     assert anonsql.check(db, "t_out", "zip,sex", 2, l_diversity="diag=2", t_closeness="s=0.45").ok
@@ -155,28 +155,67 @@ def _hist(values, size):
     return h
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_loop_meets_every_model_and_routes_to_the_reference_loop(seed):
+MODEL_SETS = {
+    "distinct+ordered-t": [Model("s", "l_diversity", 2), Model("s", "t_closeness", 0.3, ordered=True)],
+    "entropy": [Model("s", "entropy_l", 1.8)],
+    "recursive": [Model("s", "recursive_cl", 2, c=3.0)],
+    "two columns": [Model("s", "l_diversity", 3), Model("r", "t_closeness", 0.25, column=1)],
+}
+
+
+@pytest.mark.parametrize("models", list(MODEL_SETS.values()), ids=list(MODEL_SETS))
+@pytest.mark.parametrize("cost", ["ham", "info", "mar", "hybrid"])
+@pytest.mark.parametrize("seed", range(3))
+def test_compiled_and_reference_loops_agree_bit_for_bit_and_meet_every_model(seed, cost, models):
     rng = np.random.default_rng(seed)
-    codes = rng.integers(-1, 4, size=(60, 3))
-    codes = np.unique(codes, axis=0)
+    codes = np.unique(rng.integers(-1, 4, size=(80, 3)), axis=0)
     counts = rng.integers(1, 4, size=len(codes))
-    sens = np.stack([rng.multinomial(n, [0.5, 0.3, 0.15, 0.05]) for n in counts])  # slot 3: NULL
-    models = [Model("s", "l_diversity", 2), Model("s", "t_closeness", 0.3, ordered=True)]
-    kwargs = dict(k=3, cost="ham", seed=seed, sensitive=[sens], models=models)
-    fast = anonymize(codes, np.zeros(len(codes), int), counts, [4, 4, 4], **kwargs)
-    ref = anonymize(codes, np.zeros(len(codes), int), counts, [4, 4, 4], reference=True, **kwargs)
-    assert fast.loop == ref.loop == "reference"
-    assert (fast.final_codes == ref.final_codes).all() and (fast.gammas == ref.gammas).all()
+    classes = rng.integers(0, 2, size=len(codes))
+    if len(np.unique(classes)) < 2:
+        classes[0] = 1 - classes[0]
+    sens = [np.stack([rng.multinomial(n, [0.5, 0.3, 0.15, 0.05]) for n in counts]),  # slot 3: NULL
+            np.stack([rng.multinomial(n, [0.2, 0.2, 0.6]) for n in counts])]
+    kwargs = dict(k=3, cost=cost, seed=seed, sensitive=sens, models=models)
+    fast = anonymize(codes, classes, counts, [4, 4, 4], **kwargs)
+    ref = anonymize(codes, classes, counts, [4, 4, 4], reference=True, **kwargs)
+    assert (fast.loop, ref.loop) == ("compiled", "reference")
+    assert (fast.final_codes == ref.final_codes).all() and np.array_equal(fast.gammas, ref.gammas)
+    assert (fast.solo_suppressions, fast.cross_class_suppressions) == (ref.solo_suppressions,
+                                                                       ref.cross_class_suppressions)
     patterns, inverse = np.unique(ref.final_codes, axis=0, return_inverse=True)
-    classes = np.zeros((len(patterns), 4), np.int64)
-    np.add.at(classes, inverse.reshape(-1), sens)
-    table = sens.sum(axis=0)
-    assert (classes.sum(axis=1) >= 3).all()
     for m in models:
-        assert m.holds(classes, table).all()
-    plain = anonymize(codes, np.zeros(len(codes), int), counts, [4, 4, 4], k=3, cost="ham", seed=seed)
-    assert plain.loop == "compiled"  # without models the compiled loop runs, as before
+        per_class = np.zeros((len(patterns), sens[m.column].shape[1]), np.int64)
+        np.add.at(per_class, inverse.reshape(-1), sens[m.column])
+        assert (per_class.sum(axis=1) >= 3).all() and m.holds(per_class, sens[m.column].sum(axis=0)).all()
+
+
+def test_without_models_the_loop_is_unchanged():
+    rng = np.random.default_rng(0)
+    codes = np.unique(rng.integers(-1, 4, size=(60, 3)), axis=0)
+    counts = rng.integers(1, 4, size=len(codes))
+    plain = [anonymize(codes, np.zeros(len(codes), int), counts, [4, 4, 4], k=3, cost="mar", reference=ref)
+             for ref in (False, True)]
+    empty = anonymize(codes, np.zeros(len(codes), int), counts, [4, 4, 4], k=3, cost="mar", sensitive=[], models=[])
+    assert plain[0].loop == "compiled" and all((r.final_codes == empty.final_codes).all() for r in plain)
+
+
+def test_kernel_refuses_model_buffers_that_do_not_fit():
+    from .test_kanon_algorithm import kernel_arguments
+
+    a = kernel_arguments()
+    n_tuples = a["codes"].shape[0]
+    bad = Layout(np.zeros((n_tuples, 2), np.int64), np.array([0]), np.array([1]), np.array([2]), np.array([2.0]),
+                 np.array([1.0]), np.zeros(2), np.zeros(100))
+    with pytest.raises(ValueError, match="a model's slots lie outside the histograms"):
+        fast.kernel(**{**a, "models": bad})
+    n_attrs = a["codes"].shape[1]
+    positional = [a["codes"], a["classes"], a["counts"], a["voff"], a["attr_counts"], a["phat"], a["log_phat"],
+                  a["class_prior"], a["log_table"], a["a_base"], a["v_base"], a["order"], a["draws"], n_tuples,
+                  n_attrs, len(a["class_prior"]), 2, 2, 1.0, a["final"], a["gammas"], None, 1, 0,
+                  np.zeros((n_tuples, 0), np.int64), *(np.zeros(1, np.int64) for _ in range(3)),
+                  *(np.zeros(1) for _ in range(2)), np.zeros(0), np.zeros(100)]
+    with pytest.raises(ValueError, match="models without histogram slots"):
+        fast._core.run(*positional)
 
 
 def test_model_formulas_by_hand():

@@ -23,7 +23,7 @@ _EPILOG = (
     "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes\n\n"
     "\b\nattribute disclosure: --l-diversity, --entropy-l, --recursive-cl and --t-closeness are constraints of the\n"
     "  same loop (merges go on until every class meets k and each model; a NULL sensitive value counts as a\n"
-    "  value of its own); they run the reference loop, and are re-checked by SQL on the output.\n"
+    "  value of its own), re-checked by SQL on the output.\n"
     "example: anonsql kanon --db demo.duckdb --table adult --qi age,sex,race --class income --k 5 "
     "--l-diversity occupation=3 --out adult_k5_l3"
 )

@@ -61,8 +61,9 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     `sensitive[s]` (T, V_s + 1) of each row's sensitive values are constraints of the same
     loop: a tuple also violates when its class E (all tuples of pattern y) fails a model, and
     merges go on until every class meets k and every model. A model the whole table fails is
-    refused first (AnonsqlError). The compiled loop enforces k alone: with models the
-    reference loop runs, whatever `reference` says, and `KanonResult.loop` says so.
+    refused first (AnonsqlError). Where the cheapest merge (argmin Γ) would leave a class failing a
+    model, the cheapest merge whose class meets every model is taken instead (ties: the smallest
+    key), if any. Both loops do this alike; `KanonResult.loop` names the one that ran.
     """
     prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha, sensitive=sensitive,
                        models=models)
@@ -70,11 +71,10 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     if not reference and _fast is None:
         warnings.warn(f"anonsql.kanon: compiled loop unavailable ({_FAST_MISSING}); using the reference loop, "
                       "~20-50x slower. Build it with `pip install -e .`.", RuntimeWarning, stacklevel=2)
-    use_reference = reference or _fast is None or bool(prepared.models)
-    if _fast is None or use_reference:
+    if reference or _fast is None:
         final, gammas, solo, cross, groups = _reference.run(prepared, draws)
     else:
         final, gammas, solo, cross, groups = _fast.run(prepared, draws, progress)
     result = finish(prepared, final, gammas, len(gammas), seed, solo, cross, groups)
-    result.loop = "reference" if use_reference else "compiled"
+    result.loop = "reference" if reference or _fast is None else "compiled"
     return result

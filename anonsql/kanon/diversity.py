@@ -52,38 +52,64 @@ class Model:
         level = f"{self.c:g},{self.level:g}" if self.kind == "recursive_cl" else f"{self.level:g}"
         return f"{flag} {self.name}={level}"
 
-    def holds(self, hist: np.ndarray, table: np.ndarray) -> np.ndarray:
-        """Which rows of `hist` (E, V+1) histograms meet the model; `table` (V+1,) is the whole table's."""
+    @property
+    def threshold(self) -> float:
+        """The bound the model's figure is compared with: L, ln L - TOLERANCE, c or T + TOLERANCE."""
+        if self.kind == "entropy_l":
+            return float(np.log(self.level)) - TOLERANCE
+        if self.kind == "t_closeness":
+            return self.level + TOLERANCE
+        return self.c if self.kind == "recursive_cl" else self.level
+
+    def holds(self, hist: np.ndarray, table: np.ndarray, logs: np.ndarray | None = None) -> np.ndarray:
+        """Which rows of `hist` (E, V+1) histograms meet the model; `table` (V+1,) is the whole
+        table's, `logs[i]` = ln i for the counts (made here when not given). Every sum runs over the
+        values in order (cumsum), as the compiled loop adds them: both decide alike, bit for bit."""
         hist = np.atleast_2d(hist)
         if self.kind == "l_diversity":
-            return (hist > 0).sum(axis=1) >= self.level
+            return (hist > 0).sum(axis=1) >= self.threshold
         if self.kind == "entropy_l":
-            return entropy(hist) >= np.log(self.level) - TOLERANCE
+            return entropy(hist, logs) >= self.threshold
         if self.kind == "recursive_cl":
             ranked = -np.sort(-hist, axis=1)
             tail = ranked[:, int(self.level) - 1:].sum(axis=1)
-            return ranked[:, 0] < self.c * tail
-        return distance(hist, table, self.ordered) <= self.level + TOLERANCE
+            return ranked[:, 0] < self.threshold * tail
+        return distance(hist, table, self.ordered) <= self.threshold
 
 
-def entropy(hist: np.ndarray) -> np.ndarray:
-    """H(E) = ln n - Σ h ln h / n of each row (natural logarithm, 0 ln 0 = 0)."""
-    h = np.atleast_2d(np.asarray(hist, dtype=np.float64))
+def _total(terms: np.ndarray) -> np.ndarray:
+    """Σ of each row, added left to right (np.sum adds pairwise)."""
+    return np.cumsum(terms, axis=1)[:, -1]
+
+
+def entropy(hist: np.ndarray, logs: np.ndarray | None = None) -> np.ndarray:
+    """H(E) = ln n - (Σ h ln h) / n of each row (natural logarithm, 0 ln 0 = 0)."""
+    h = np.atleast_2d(np.asarray(hist, dtype=np.int64))
     n = h.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(h > 0, h * np.log(np.where(h > 0, h, 1.0)), 0.0)
-    return np.log(n) - terms.sum(axis=1) / n
+    if logs is None:
+        with np.errstate(divide="ignore"):
+            logs = np.log(np.arange(int(n.max(initial=0)) + 1, dtype=np.float64))
+    terms = h * logs[np.maximum(h, 1)]  # 0 ln 0 = 0 x ln 1
+    return logs[n] - _total(terms) / n
 
 
 def distance(hist: np.ndarray, table: np.ndarray, ordered: bool) -> np.ndarray:
     """EMD of each row's distribution to the table's: equal or ordered distance (module docstring)."""
     hist = np.atleast_2d(hist)
-    p_e = hist / hist.sum(axis=1, keepdims=True)
-    diff = p_e - table / table.sum()
+    diff = hist / hist.sum(axis=1, keepdims=True) - share(table)
     if not ordered:
-        return np.abs(diff).sum(axis=1) / 2
-    m = int((table > 0).sum())
-    return np.abs(np.cumsum(diff, axis=1)).sum(axis=1) / max(m - 1, 1)
+        return _total(np.abs(diff)) / 2
+    return _total(np.abs(np.cumsum(diff, axis=1))) / span(table)
+
+
+def share(table: np.ndarray) -> np.ndarray:
+    """p(v) = N(v) / N, the whole table's distribution."""
+    return table / table.sum()
+
+
+def span(table: np.ndarray) -> float:
+    """m - 1 of the ordered distance (at least 1), m the table's distinct values."""
+    return float(max(int((table > 0).sum()) - 1, 1))
 
 
 def check_whole_table(models: Sequence[Model], tables: Sequence[np.ndarray]) -> None:
@@ -97,16 +123,17 @@ def check_whole_table(models: Sequence[Model], tables: Sequence[np.ndarray]) -> 
         if model.kind == "l_diversity":
             why = f"the whole table holds only {values} distinct {model.name} value(s) (NULL counted as one)"
         elif model.kind == "entropy_l":
-            why = f"the whole table's entropy l-diversity of {model.name} is {float(np.exp(entropy(table))[0]):.4g}"
+            why = f"the whole table's entropy l-diversity of {model.name} is {float(np.exp(entropy(table)[0])):.4g}"
         else:
             why = (f"the whole table is not recursive ({model.c:g},{int(model.level)})-diverse on {model.name} "
                    f"({values} distinct values)")
         raise AnonsqlError(f"{model.option} cannot be met: {why}")
 
 
-def class_holds(models: Sequence[Model], hists: Sequence[np.ndarray], tables: Sequence[np.ndarray]) -> bool:
+def class_holds(models: Sequence[Model], hists: Sequence[np.ndarray], tables: Sequence[np.ndarray],
+                logs: np.ndarray | None = None) -> bool:
     """Does one class, its histograms `hists` (one per sensitive column), meet every model?"""
-    return all(bool(m.holds(hists[m.column], tables[m.column])[0]) for m in models)
+    return all(bool(m.holds(hists[m.column], tables[m.column], logs)[0]) for m in models)
 
 
 #: What each option's level must be, in words (the one error line).
@@ -170,3 +197,39 @@ def _level(kind: str, values: list[str]) -> tuple[float, float] | None:
     x = numbers[0]
     ok = {"l_diversity": x >= 1 and x.is_integer(), "entropy_l": x >= 1, "t_closeness": 0 <= x <= 1}[kind]
     return (0.0, x) if ok else None
+
+
+@dataclass
+class Layout:
+    """The models as the compiled loop reads them: every sensitive column's histogram slots side
+    by side (VT in all), per model its kind (_core.c MODEL_*), first slot, slots, threshold
+    (Model.threshold) and span (ordered distance: span(); recursive: l), with the table's shares
+    and the count logarithms the reference loop reads too. `hists` is written by the loop."""
+
+    hists: np.ndarray  # (T, VT) int64
+    kind: np.ndarray
+    offset: np.ndarray
+    width: np.ndarray
+    threshold: np.ndarray
+    span: np.ndarray
+    share: np.ndarray  # (VT,)
+    logs: np.ndarray
+
+
+def layout(models: Sequence[Model], hists: Sequence[np.ndarray], tables: Sequence[np.ndarray],
+           logs: np.ndarray) -> Layout:
+    """Lay the models out for the compiled loop (see Layout)."""
+    offsets = np.concatenate([[0], np.cumsum([h.shape[1] for h in hists])]).astype(np.int64)
+    kinds = {"l_diversity": 0, "entropy_l": 1, "recursive_cl": 2}
+    return Layout(
+        hists=np.ascontiguousarray(np.concatenate(hists, axis=1) if hists else np.zeros((0, 0)), dtype=np.int64),
+        kind=np.array([kinds.get(m.kind, 4 if m.ordered else 3) for m in models], dtype=np.int64),
+        offset=np.array([offsets[m.column] for m in models], dtype=np.int64),
+        width=np.array([hists[m.column].shape[1] for m in models], dtype=np.int64),
+        threshold=np.array([m.threshold for m in models], dtype=np.float64),
+        span=np.array([m.level if m.kind == "recursive_cl" else span(tables[m.column]) for m in models],
+                      dtype=np.float64),
+        share=np.ascontiguousarray(np.concatenate([share(t) for t in tables]) if tables else np.zeros(0),
+                                   dtype=np.float64),
+        logs=np.ascontiguousarray(logs, dtype=np.float64),
+    )

@@ -56,7 +56,6 @@ class KanonReport(Report):
     changes: str | None = None  # the private changes relation (--changes)
     emitted_sql: str | None = None
     models: list[str] = field(default_factory=list)  # attribute-disclosure models enforced (--l-diversity ...)
-    loop: str = "compiled"  # the loop that ran: "reference" (numpy) whenever models are enforced
 
     def lines(self) -> list[str]:
         classes = f"class {self.class_column}" if self.class_column else "no class column: one class (C = 1)"
@@ -77,8 +76,6 @@ class KanonReport(Report):
         if self.models:
             lines.append(f"  every equivalence class also meets {'; '.join(self.models)} (NULL a value of its own)"
                          + ("; checked by SQL on the output" if self.checks else ""))
-        if self.loop != "compiled":
-            lines.append("  loop: the reference numpy loop (the compiled loop enforces k alone)")
         if self.checks:
             lines.append("  distance of the class-conditional value distributions from the original "
                          f"(KL divergence, eq. 7) {self.kl_divergence:.6f}")
@@ -185,8 +182,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         result, unique = _beside(loop, lambda: identifiers.scan(
             engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize]), named=target)
             if execute else [])
-    report.loop = result.loop
-    say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s, {result.loop})")
+    say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
     # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
     plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, source.column_names,
                             copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,

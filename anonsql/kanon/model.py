@@ -92,6 +92,7 @@ class PreparedTable:
     sensitive: list[np.ndarray] = field(default_factory=list)
     models: tuple[Model, ...] = ()  # the attribute-disclosure models every class must meet besides k
     sensitive_tables: list[np.ndarray] = field(default_factory=list)  # per s: the whole table's histogram
+    count_logs: np.ndarray | None = None  # ln i for the counts 0..N, read by the models (entropy) in both loops
 
     @property
     def n_rows(self) -> int:
@@ -241,8 +242,14 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
         n_classes=n_classes, order=order, k=k, cost=cost, alpha=alpha, attr_counts=attr,
         log_phat=log_phat, phat=phat, class_prior=prior, log_table=table, a_row=a_row,
         a_shift=a_shift, v_rows=v_rows, v_shift=v_shift, sensitive=hists, models=tuple(models),
-        sensitive_tables=[h.sum(axis=0) for h in hists],
+        sensitive_tables=[h.sum(axis=0) for h in hists], count_logs=_count_logs(n) if models else None,
     )
+
+
+def _count_logs(n: int) -> np.ndarray:
+    """ln i for i = 0..n (ln 0 = -inf, never read: 0 ln 0 is 0)."""
+    with np.errstate(divide="ignore"):
+        return np.log(np.arange(n + 1, dtype=np.float64))
 
 
 def _sensitive(sensitive: Sequence[np.ndarray], models: Sequence[Model], n_tuples: int) -> list[np.ndarray]:

@@ -125,7 +125,7 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         # a class violates when it holds fewer than k rows or fails a model (issue 32: the same loop)
         bad = ytot.get(yb, 0) < prepared.k or (
             bool(prepared.models) and ytot[yb] > 0
-            and not class_holds(prepared.models, yhist[yb], prepared.sensitive_tables))
+            and not class_holds(prepared.models, yhist[yb], prepared.sensitive_tables, prepared.count_logs))
         for key in holders.get(yb, ()):
             violating[key] = bad
 
@@ -178,7 +178,7 @@ def run(prepared: PreparedTable, draws: np.ndarray):
             after = base[which] + np.where(joins[:, None], h[cand], 0)
             for model in prepared.models:
                 if model.column == s:
-                    ok &= model.holds(after, prepared.sensitive_tables[s])
+                    ok &= model.holds(after, prepared.sensitive_tables[s], prepared.count_logs)
         return ok
 
     for key in range(n_tuples):
