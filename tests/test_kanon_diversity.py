@@ -139,6 +139,28 @@ def test_cli_enforces_several_models_on_several_columns(db, engine, make_table, 
     assert anonsql.check(db, "t_out", "zip,sex", 2, l_diversity="diag=2", t_closeness="s=0.45").ok
 
 
+def test_emit_sql_script_checks_every_model(db, engine, make_table, tmp_path):
+    """The dry run's script ends with a query per model; run on the real output, each returns what it must."""
+    make_table("t", L_TABLE)
+    script = tmp_path / "run.sql"
+    models = dict(l_diversity="diag=2", recursive_cl="diag=4,2")
+    anonsql.k_anonymize(db, "t", "zip,sex", None, 2, cost="ham", out="t_l", emit_sql=str(script), execute=False,
+                        **models)
+    text = script.read_text()
+    assert "l-diversity diag=2: must return classes_below_l = 0" in text
+    assert "recursive-cl diag=4,2: must return classes = 0, rows = 0" in text
+    anonsql.k_anonymize(db, "t", "zip,sex", None, 2, cost="ham", out="t_l", **models)
+    from anonsql.kanon import verify
+    from anonsql.kanon.entry import _sensitive_models
+
+    table = anonsql.catalog.get_table(engine, "t")
+    for m in _sensitive_models(table, [*parse(models["l_diversity"], "l_diversity"),
+                                       *parse(models["recursive_cl"], "recursive_cl")], ["zip", "sex"]):
+        _, query = verify.diversity_script(engine.dialect, anonsql.sql.TableName("t_l").expr, ["zip", "sex"], m)
+        row = engine.fetch_all(query)[0]
+        assert (row[3] == 0) if m.kind == "l_diversity" else (tuple(row) == (0, 0))
+
+
 def test_class_column_as_the_sensitive_column(db, engine, make_table):
     make_table("t", L_TABLE)
     r = anonsql.k_anonymize(db, "t", "zip,sex", "diag", 2, cost="ham", out="t_out", l_diversity="diag=2")

@@ -196,7 +196,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
+        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target, models),
                                     replace=replaced is not None, extra=extra)
         if emit_sql:
             save(emit_sql, report.script)
@@ -307,8 +307,8 @@ def _set_suppressed(report: KanonReport, cells: int) -> None:
     report.suppressed_ratio = cells / report.qi_cells
 
 
-def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.TableName
-                  ) -> tuple[str, list[str], list[tuple[str, str]]]:
+def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.TableName,
+                  models: Sequence[Model] = ()) -> tuple[str, list[str], list[tuple[str, str]]]:
     """Title, warnings and verification queries of the `--emit-sql` script."""
     title = (f"anonsql kanon: {source} -> {target}, k = {report.k}, cost = {report.cost}, "
              f"alpha = {report.alpha:g}, seed = {report.seed}\n"
@@ -331,4 +331,5 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
         checks.append(("non-QI columns unchanged: must return 0 (rows of either table without a twin in the other)",
                        sql.readable("common/multiset_difference", dialect, a=source.expr, b=out,
                                     col=sql.columns(others), side=sql.unused_ident("side", others))))
+    checks += [verify.diversity_script(dialect, out, report.qi, m) for m in models]
     return title, warnings, checks

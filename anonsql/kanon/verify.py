@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from sqlglot import exp
 
 from .. import sql
 from ..catalog import Table
@@ -100,9 +101,8 @@ def diversity(engine: Engine, report: Report, out: Table, qi: Sequence[str], mod
     for m in models:
         name = f"{m.option.lstrip('-')}"
         if m.kind == "recursive_cl":
-            text, params = sql.render("kanon/recursive_diversity", d, tbl=out.expr, qi=sql.columns(qi),
-                                      s=sql.column(m.name), l=int(m.level), c=m.c)
-            classes, rows = engine.fetch_all(text, params)[0]
+            query, bindings = _model_query(out.expr, qi, m)
+            classes, rows = engine.fetch_all(*sql.render(query, d, **bindings))[0]
             report.check(name, classes == 0, "kanon/recursive_diversity",
                          "" if classes == 0 else f"{int(classes)} classes ({int(rows)} rows) are not")
             continue
@@ -116,3 +116,21 @@ def diversity(engine: Engine, report: Report, out: Table, qi: Sequence[str], mod
         else:
             ok, detail = got.classes_above_t == 0, f"{got.classes_above_t} classes ({got.rows_above_t} rows) above"
         report.check(name, ok, "data/attribute_disclosure", "" if ok else detail)
+
+
+def diversity_script(dialect: str, out: exp.Table, qi: Sequence[str], m: Model) -> tuple[str, str]:
+    """What a reviewer runs for model `m` after the script (`--emit-sql`): the query of `diversity`."""
+    must = {"l_diversity": "classes_below_l = 0", "entropy_l": f"entropy_l >= {m.level:g} (within {TOLERANCE:g})",
+            "t_closeness": "classes_above_t = 0", "recursive_cl": "classes = 0, rows = 0"}[m.kind]
+    query, bindings = _model_query(out, qi, m)
+    return f"{m.option.lstrip('-')}: must return {must}", sql.readable(query, dialect, **bindings)
+
+
+def _model_query(out: exp.Table, qi: Sequence[str], m: Model) -> tuple[str, dict]:
+    """The query that checks model `m` on table `out`, and its bindings."""
+    if m.kind == "recursive_cl":
+        return "kanon/recursive_diversity", dict(tbl=out, qi=sql.columns(qi), s=sql.column(m.name),
+                                                 l=int(m.level), c=m.c)
+    return "data/attribute_disclosure", dict(tbl=out, qi=sql.columns(qi), s=sql.column(m.name), ordered=m.ordered,
+                                             l=int(m.level) if m.kind == "l_diversity" else 0,
+                                             t=m.threshold if m.kind == "t_closeness" else 1.0)
