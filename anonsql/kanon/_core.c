@@ -666,7 +666,10 @@ typedef struct {
     i64 best_key;
     double err0;  /* rounding allowance of the two sums over attributes, see band_bounds */
     int narrow;   /* the band's bounds left what pair_cost_narrow reads (a narrow band, cost mar) */
+    i32 *u;       /* not NULL: only partners whose merge makes progress count (progresses, u its scratch) */
 } Search;
+
+static int progresses(St *s, i64 t, i64 t2, i32 *u);
 
 /*
  * Exactness of the pruning. Γ of a leaf is computed by pair_cost; the search may skip a subtree
@@ -1077,7 +1080,7 @@ static inline void leaf(St *s, Search *q, i64 key) {
     s->evaluations++;
     double g = q->narrow ? pair_cost_narrow(s, q, key)
                          : pair_cost_at(s, q->y, q->n, q->c, s->kcodes + key * s->M, s->level, s->cnt[key]);
-    if (g < q->best || (g == q->best && key < q->best_key)) {
+    if ((g < q->best || (g == q->best && key < q->best_key)) && (!q->u || progresses(s, q->t, key, q->u))) {
         q->best = g;
         q->best_key = key;
     }
@@ -1252,8 +1255,9 @@ static i64 near_in_own_band(const St *s, const Search *q) {
  * roots' children stay in cache, though: indexing them by value slot and skipping a slot on its
  * bound before reading the child made 10^7 rows slower (0.1-2.2 s: the branch mispredicts).
  */
-static i64 best_partner(St *s, i64 t, double *gamma) {
+static i64 best_partner(St *s, i64 t, double *gamma, i32 *progress_u) {
     Search q;
+    q.u = progress_u;
     q.t = t;
     q.c = s->cls[t];
     q.n = s->cnt[t];
@@ -1306,30 +1310,6 @@ static int progresses(St *s, i64 t, i64 t2, i32 *u) {
     return models_hold(s, h);
 }
 
-/*
- * The cheapest merge partner of t whose merge makes progress (Γ ties: the smallest key), every
- * live tuple of t's class evaluated in key order as the reference does; `fallback` (Γ's own
- * choice, Γ in *gamma) if none does.
- */
-static i64 cheapest_progress(St *s, i64 t, i64 fallback, double *gamma, i32 *u) {
-    const i64 M = s->M, c = s->cls[t], n = s->cnt[t];
-    const i32 *y = s->pcodes + (i64)s->pid[t] * M;
-    i64 best = -1;
-    double best_g = INFINITY;
-    for (i64 o = 0; o < s->T; o++) {
-        if (o == t || !s->alive[o] || s->cls[o] != c) continue;
-        double g = pair_cost(s, y, n, c, s->pcodes + (i64)s->pid[o] * M, s->cnt[o]);
-        s->evaluations++;
-        if ((best < 0 || g < best_g) && progresses(s, t, o, u)) {
-            best = o;
-            best_g = g;
-        }
-    }
-    if (best < 0) return fallback;
-    *gamma = best_g;
-    return best;
-}
-
 /* ---------- ANONYMIZE (Algorithm 1) ------------------------------------------------------ */
 
 static int all_null(const i32 *y, i64 M) {
@@ -1347,9 +1327,18 @@ static int step(St *s, i64 t, i32 *u, const i32 *unull, double *gamma) {
     const i32 *y = s->pcodes + (i64)s->pid[t] * M;
     i64 keys[3];
     if (s->class_alive[c] >= 2) {
-        i64 partner = best_partner(s, t, gamma);
+        i64 partner = best_partner(s, t, gamma, NULL);
         if (partner < 0) return -1;
-        if (s->NM && !progresses(s, t, partner, u)) partner = cheapest_progress(s, t, partner, gamma, u);
+        if (s->NM && !progresses(s, t, partner, u)) {
+            /* the cheapest merge leaves a class failing a model: the cheapest that does not, if any
+             * (the same pruned search, leaves counted only where the merge makes progress) */
+            double g;
+            i64 better = best_partner(s, t, &g, u);
+            if (better >= 0) {
+                partner = better;
+                *gamma = g;
+            }
+        }
         const i32 *y2 = s->pcodes + (i64)s->pid[partner] * M;
         for (i64 j = 0; j < M; j++) u[j] = y[j] == y2[j] ? y[j] : -1; /* SUPPRESS (Alg. 2) */
         keys[0] = t;
