@@ -46,6 +46,12 @@ L_DIVERSITY = Parsed(functools.partial(risk.parse_limits, what="--l-diversity", 
                      bad=["diagnosis=0", "diagnosis"], kinds=(str, Mapping))
 T_CLOSENESS = Parsed(functools.partial(risk.parse_limits, what="--t-closeness", whole=False), label="--t-closeness",
                      bad=["diagnosis=2", "diagnosis"], kinds=(str, Mapping))
+#: kanon's attribute-disclosure models (anonsql.kanon.diversity.parse), by parameter.
+KANON_MODELS = {kind: Parsed(lazy_parser(".kanon.diversity", "parse", kind), label="--" + kind.replace("_", "-"),
+                             bad=[bad, "diagnosis"], kinds=(str, Mapping))
+                for kind, bad in (("l_diversity", "diagnosis=0"), ("entropy_l", "diagnosis=0.5"),
+                                  ("recursive_cl", "diagnosis=3"), ("t_closeness", "diagnosis=2"))}
+Limits = Mapping[str, Any] | str | None
 TAXONOMIES = Parsed(lazy_parser(".protect.request", "parse_assignment"), label="--taxonomy",
                     bad=["zip", "zip=a,zip=b"], kinds=(str, Mapping))
 HIERARCHY: list[validate.Rule] = [
@@ -153,13 +159,14 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES})
+                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS}})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
                 execute: bool = True, progress: Callable[[str], None] | None = None,
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
-                key_file: str | None = None, changes: str | None = None) -> KanonReport:
+                key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
+                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -169,6 +176,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     (or $ANONSQL_PSEUDONYM_KEY); `changes` names a new PRIVATE table listing every blanked
     cell's original value. `emit_sql` also writes the run as a reviewable script to that file
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
+    `l_diversity` ('COL=L' or {col: L}), `entropy_l` ({col: L}), `recursive_cl` ('COL=C,L') and
+    `t_closeness` ({col: T}) are enforced as constraints of the same loop and checked by SQL.
     """
     from .kanon import entry as _kanon_entry
 
@@ -176,7 +185,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
         return _kanon_entry.k_anonymize(engine, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
                                         in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
-                                        changes=changes)
+                                        changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
+                                        recursive_cl=recursive_cl, t_closeness=t_closeness)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

@@ -414,7 +414,9 @@ def test_compiled_core_checks_buffer_sizes_itself():
     n_tuples, n_attrs = a["codes"].shape
     positional = [a["codes"], a["classes"][:-1], a["counts"], a["voff"], a["attr_counts"], a["phat"],
                   a["log_phat"], a["class_prior"], a["log_table"], a["a_base"], a["v_base"], a["order"],
-                  a["draws"], n_tuples, n_attrs, len(a["class_prior"]), 2, 2, 1.0, a["final"], a["gammas"], None]
+                  a["draws"], n_tuples, n_attrs, len(a["class_prior"]), 2, 2, 1.0, a["final"], a["gammas"], None,
+                  0, 0, np.zeros((n_tuples, 0), np.int64), *(np.zeros(0, np.int64) for _ in range(3)),
+                  *(np.zeros(0) for _ in range(4))]  # no attribute-disclosure models
     with pytest.raises(ValueError, match="buffer b_cls has 24 bytes, expected 32"):
         fast._core.run(*positional)
     with pytest.raises(TypeError):

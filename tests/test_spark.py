@@ -518,6 +518,17 @@ def test_kanon_same_as_duckdb(both, class_column):
     both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_k").expr))
 
 
+@pytest.mark.parametrize("class_column, models", [
+    (CLASS, {"l_diversity": f"{CLASS}=2", "t_closeness": {CLASS: 0.2}}),  # the class as the sensitive column
+    (None, {"entropy_l": {CLASS: 1.9}, "recursive_cl": f"{CLASS}=3,2"}),  # another column, through the one-class view
+])
+def test_kanon_diversity_same_as_duckdb(both, class_column, models):
+    """kanon enforcing l-diversity and t-closeness (issue 32): the same decisions and SQL checks as DuckDB."""
+    same_output(both, lambda e: api.k_anonymize(e, "people", QI, class_column, 5, out="people_kl", replace=True,
+                                                **models), "people_kl")
+    both[1].execute(*sql.render("common/drop_table", "spark", tbl=sql.TableName("people_kl").expr))
+
+
 def test_kanon_ctas_path_on_duckdb_same_as_update(both):
     """A copy (one CREATE TABLE AS SELECT, Spark's path too) writes what an in-place UPDATE writes."""
     duck, _ = both

@@ -20,7 +20,12 @@ _EPILOG = (
     "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,workclass,education,"
     "marital_status,occupation,race,sex,native_country --class income --k 10 --cost mar --seed 0 --out adult_k10\n\n"
     "\b\nexample: ANONSQL_PSEUDONYM_KEY=$(cat secret.key) anonsql kanon --db demo.duckdb --table patients "
-    "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes"
+    "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes\n\n"
+    "\b\nattribute disclosure: --l-diversity, --entropy-l, --recursive-cl and --t-closeness are constraints of the\n"
+    "  same loop (merges go on until every class meets k and each model; a NULL sensitive value counts as a\n"
+    "  value of its own), re-checked by SQL on the output.\n"
+    "example: anonsql kanon --db demo.duckdb --table adult --qi age,sex,race --class income --k 5 "
+    "--l-diversity occupation=3 --out adult_k5_l3"
 )
 
 
@@ -40,26 +45,39 @@ _EPILOG = (
               help="comma-separated direct identifiers to replace by keyed HMAC-SHA256 pseudonyms (hex)")
 @click.option("--key-file", type=click.Path(dir_okay=False), metavar="FILE",
               help="file holding the pseudonymization key (default: $ANONSQL_PSEUDONYM_KEY)")
+@click.option("--l-diversity", "l_diversity", metavar="COL=L,...",
+              help="also make every class hold at least L distinct values of sensitive COL (NULL one of them)")
+@click.option("--entropy-l", "entropy_l", metavar="COL=L,...",
+              help="also make every class's entropy of sensitive COL at least ln L")
+@click.option("--recursive-cl", "recursive_cl", metavar="COL=C,L",
+              help="also make every class recursive (c,l)-diverse on COL: r1 < C (r_L + ... + r_m)")
+@click.option("--t-closeness", "t_closeness", metavar="COL=T,...",
+              help="also keep every class's COL distribution within T of the table's (equal distance for "
+                   "categories, ordered for numbers and dates)")
 @click.option("--changes", metavar="TABLE",
               help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
                    "original value, rows")
 @options.emit_sql
 def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
-          key_file: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
+          key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
+          t_closeness: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """k-anonymize by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Make a table k-anonymous over its quasi-identifiers by blanking (NULL) as few and as
     harmless cells as possible: distinct (QI, class) tuples are merged within their class,
-    cheapest first by the chosen cost, until every QI combination occurs k times. The result is
+    cheapest first by the chosen cost, until every QI combination occurs k times (and, with
+    --l-diversity / --entropy-l / --recursive-cl / --t-closeness, every class also meets those
+    models on its sensitive columns). The result is
     written by one set-based UPDATE into a copy of the table (default <table>_k<k>) or, with
     --in-place, into the source inside one transaction, and re-checked by SQL before success is
     reported.
     """
     result = api.k_anonymize(db, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
                              in_place=in_place, replace=replace, drop=drop, pseudonymize=pseudonymize,
-                             key_file=key_file, changes=changes, emit_sql=emit_sql,
+                             key_file=key_file, changes=changes, emit_sql=emit_sql, l_diversity=l_diversity,
+                             entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
                              execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

@@ -17,7 +17,7 @@ from ..validate import column_pairs
 
 #: A record is "at risk" when its prosecutor risk 1/|E| exceeds this (a class smaller than 5).
 RISK_THRESHOLD = 0.2
-_ORDERED_KINDS = ("integer", "float", "decimal", "date", "timestamp")
+ORDERED_KINDS = ("integer", "float", "decimal", "date", "timestamp")  # t-closeness: the ordered distance
 
 
 @dataclass
@@ -78,7 +78,7 @@ def diversity(engine: Engine, table: Table, qi: Sequence[str], sensitive: str, *
               t_allowed: float | None = None) -> Diversity:
     """l-diversity and t-closeness of `sensitive` within the classes over `qi`
     (sql/data/attribute_disclosure.sql); numbers and dates use the ordered distance."""
-    ordered = table.column(sensitive).kind in _ORDERED_KINDS
+    ordered = table.column(sensitive).kind in ORDERED_KINDS
     text, params = sql.render("data/attribute_disclosure", engine.dialect, tbl=table.expr, qi=sql.columns(qi),
                               s=sql.column(sensitive), ordered=ordered, l=l_required or 0,
                               t=1.0 if t_allowed is None else t_allowed)

@@ -1,7 +1,9 @@
 """Kameya & Hayashi (2016): k-anonymity by bottom-up cell suppression (Algorithms 1-3, costs eqs. 1-12).
 
 `anonymize` runs the loop on a count table (arrays, no SQL); `job.run` is the whole database
-job (stats → algorithm → rewrite → verify) behind `anonsql.k_anonymize`.
+job (stats → algorithm → rewrite → verify) behind `anonsql.k_anonymize`. `diversity` holds the
+attribute-disclosure models (l-diversity, entropy l, recursive (c,l), t-closeness) the same loop
+enforces beside k (issue 32).
 """
 
 from .algorithm import anonymize

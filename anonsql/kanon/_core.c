@@ -143,7 +143,19 @@ typedef struct {
     i64 evaluations;    /* exact Γ evaluations at leaves (the work pruning saves) */
     struct Kid *stk;    /* the search's stack */
     i64 stk_cap;
+    /* attribute-disclosure models (issue 32, anonsql.kanon.diversity): NM models on VT histogram
+     * slots (each sensitive column's values, ⊥ last); none: the loop is the paper's */
+    i64 NM, VT;
+    i64 *shist;         /* T x VT: N(y, c, v) of the live tuple with this key */
+    i64 *phist;         /* pcap x VT: Σ_c N(y, c, v) of pattern y, the class's histogram */
+    i64 *scratch;       /* 2 x VT: a class's histogram after a candidate merge, and a sort buffer */
+    const i64 *m_kind, *m_off, *m_width; /* per model: MODEL_*, its column's first slot and slots */
+    const double *m_thr, *m_span;        /* per model: Model.threshold, and span() for the ordered distance */
+    const double *share;                 /* VT: p(v) of the whole table, per column (diversity.share) */
+    const double *clog;                  /* ln i of the counts i = 0..N */
 } St;
+
+enum { MODEL_DISTINCT = 0, MODEL_ENTROPY = 1, MODEL_RECURSIVE = 2, MODEL_T_EQUAL = 3, MODEL_T_ORDERED = 4 };
 
 /* ---------- counts and costs ---------------------------------------------------------- */
 
@@ -209,6 +221,17 @@ static uint64_t hash_codes(const i32 *p, i64 M) {
     return h ^ (h >> 33);
 }
 
+/* Pattern id of y, or -1 if never seen. */
+static i64 pattern_find(const St *s, const i32 *y) {
+    uint64_t h = hash_codes(y, s->M) & s->hmask;
+    while (s->htab[h] >= 0) {
+        i32 p = s->htab[h];
+        if (memcmp(s->pcodes + (i64)p * s->M, y, sizeof(i32) * s->M) == 0) return p;
+        h = (h + 1) & s->hmask;
+    }
+    return -1;
+}
+
 /* Pattern id of y, added if new. */
 static i64 pattern_id(St *s, const i32 *y) {
     uint64_t h = hash_codes(y, s->M) & s->hmask;
@@ -251,9 +274,51 @@ static void set_violating(St *s, i64 key, int flag) {
     s->nviol += flag ? 1 : -1;
 }
 
-/* Re-test N(y) < k for every live tuple with pattern p. */
+/*
+ * Does a class with histogram h (VT slots) meet every model? The operations and their order of
+ * anonsql.kanon.diversity.Model.holds: sums left to right, logarithms from the same table, the
+ * thresholds and the table's shares computed by numpy, so both loops decide alike.
+ */
+static int models_hold(St *s, const i64 *h) {
+    for (i64 m = 0; m < s->NM; m++) {
+        const i64 *x = h + s->m_off[m], w = s->m_width[m], kind = s->m_kind[m];
+        const double *p = s->share + s->m_off[m];
+        i64 n = 0, distinct = 0;
+        for (i64 i = 0; i < w; i++) { n += x[i]; distinct += x[i] > 0; }
+        if (kind == MODEL_DISTINCT) {
+            if (!((double)distinct >= s->m_thr[m])) return 0;
+        } else if (kind == MODEL_ENTROPY) {
+            double acc = 0.0;
+            for (i64 i = 0; i < w; i++) acc += (double)x[i] * s->clog[x[i] > 0 ? x[i] : 1];
+            if (!(s->clog[n] - acc / (double)n >= s->m_thr[m])) return 0;
+        } else if (kind == MODEL_RECURSIVE) {
+            i64 *r = s->scratch + s->VT, l = (i64)s->m_span[m]; /* the counts, sorted descending */
+            for (i64 i = 0; i < w; i++) {
+                i64 v = x[i], j = i;
+                for (; j > 0 && r[j - 1] < v; j--) r[j] = r[j - 1];
+                r[j] = v;
+            }
+            i64 tail = 0;
+            for (i64 i = l - 1; i < w; i++) tail += r[i];
+            if (!((double)r[0] < s->m_thr[m] * (double)tail)) return 0;
+        } else {
+            double acc = 0.0, cum = 0.0;
+            for (i64 i = 0; i < w; i++) {
+                double diff = (double)x[i] / (double)n - p[i];
+                if (kind == MODEL_T_EQUAL) acc += fabs(diff);
+                else { cum += diff; acc += fabs(cum); }
+            }
+            double d = kind == MODEL_T_EQUAL ? acc / 2.0 : acc / s->m_span[m];
+            if (!(d <= s->m_thr[m])) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Re-test N(y) < k, and the models, for every live tuple with pattern p. */
 static void refresh(St *s, i64 p) {
-    for (i32 key = s->phead[p]; key >= 0; key = s->pnext[key]) set_violating(s, key, s->ytot[p] < s->k);
+    int bad = s->ytot[p] < s->k || (s->NM && s->ytot[p] > 0 && !models_hold(s, s->phist + p * s->VT));
+    for (i32 key = s->phead[p]; key >= 0; key = s->pnext[key]) set_violating(s, key, bad);
 }
 
 /* ---------- tries: one per (class, count band) ----------------------------------------- */
@@ -418,6 +483,7 @@ static int tuple_add(St *s, i64 key, i64 p, i64 n, int into_trie) {
     s->alive[key] = 1;
     s->parent[key] = (i32)key;
     s->ytot[p] += n;
+    for (i64 v = 0; v < s->VT; v++) s->phist[p * s->VT + v] += s->shist[key * s->VT + v];
     s->pprev[key] = -1;
     s->pnext[key] = s->phead[p];
     if (s->phead[p] >= 0) s->pprev[s->phead[p]] = (i32)key;
@@ -535,6 +601,7 @@ static void tuple_remove(St *s, i64 key) {
     s->alive[key] = 0;
     set_violating(s, key, 0);
     s->ytot[p] -= s->cnt[key];
+    for (i64 v = 0; v < s->VT; v++) s->phist[p * s->VT + v] -= s->shist[key * s->VT + v];
     if (s->pprev[key] >= 0) s->pnext[s->pprev[key]] = s->pnext[key];
     else s->phead[p] = s->pnext[key];
     if (s->pnext[key] >= 0) s->pprev[s->pnext[key]] = s->pprev[key];
@@ -579,6 +646,11 @@ static int replace(St *s, i64 *keys, int nk, const i32 *u, i64 c) {
     i64 new_key = keys[0];
     for (int i = 1; i < nk; i++) if (keys[i] < new_key) new_key = keys[i];
     for (int i = 0; i < nk; i++) s->parent[keys[i]] = (i32)new_key;
+    for (i64 v = 0; v < s->VT; v++) { /* the merged tuple's sensitive histogram: the sum of its parts' */
+        i64 sum = 0;
+        for (int i = 0; i < nk; i++) sum += s->shist[keys[i] * s->VT + v];
+        s->shist[new_key * s->VT + v] = sum;
+    }
     if (tuple_add(s, new_key, p, total, 1) < 0) return -1;
     touched[nt++] = p;
     for (int i = 0; i < nt; i++) refresh(s, touched[i]);
@@ -594,7 +666,10 @@ typedef struct {
     i64 best_key;
     double err0;  /* rounding allowance of the two sums over attributes, see band_bounds */
     int narrow;   /* the band's bounds left what pair_cost_narrow reads (a narrow band, cost mar) */
+    i32 *u;       /* not NULL: only partners whose merge makes progress count (progresses, u its scratch) */
 } Search;
+
+static int progresses(St *s, i64 t, i64 t2, i32 *u);
 
 /*
  * Exactness of the pruning. Γ of a leaf is computed by pair_cost; the search may skip a subtree
@@ -1005,7 +1080,7 @@ static inline void leaf(St *s, Search *q, i64 key) {
     s->evaluations++;
     double g = q->narrow ? pair_cost_narrow(s, q, key)
                          : pair_cost_at(s, q->y, q->n, q->c, s->kcodes + key * s->M, s->level, s->cnt[key]);
-    if (g < q->best || (g == q->best && key < q->best_key)) {
+    if ((g < q->best || (g == q->best && key < q->best_key)) && (!q->u || progresses(s, q->t, key, q->u))) {
         q->best = g;
         q->best_key = key;
     }
@@ -1180,8 +1255,9 @@ static i64 near_in_own_band(const St *s, const Search *q) {
  * roots' children stay in cache, though: indexing them by value slot and skipping a slot on its
  * bound before reading the child made 10^7 rows slower (0.1-2.2 s: the branch mispredicts).
  */
-static i64 best_partner(St *s, i64 t, double *gamma) {
+static i64 best_partner(St *s, i64 t, double *gamma, i32 *progress_u) {
     Search q;
+    q.u = progress_u;
     q.t = t;
     q.c = s->cls[t];
     q.n = s->cnt[t];
@@ -1209,6 +1285,31 @@ static i64 best_partner(St *s, i64 t, double *gamma) {
     *gamma = q.best;
     return q.best_key;
 }
+/* ---------- models: the cheapest merge that makes progress (issue 32) ------------------- */
+
+/*
+ * Does merging t with t' leave a class u that meets every model? As reference.progressing: the
+ * histogram of u now, plus t's and t''s where they move into u. `u` is scratch (M codes).
+ */
+static int progresses(St *s, i64 t, i64 t2, i32 *u) {
+    const i64 M = s->M, VT = s->VT;
+    const i32 *y = s->pcodes + (i64)s->pid[t] * M, *y2 = s->pcodes + (i64)s->pid[t2] * M;
+    int t_moves = 0, t2_moves = 0;
+    for (i64 j = 0; j < M; j++) {
+        u[j] = y[j] == y2[j] ? y[j] : -1;
+        t_moves |= u[j] != y[j];
+        t2_moves |= u[j] != y2[j];
+    }
+    i64 pu = pattern_find(s, u), *h = s->scratch;
+    for (i64 v = 0; v < VT; v++) {
+        i64 x = pu >= 0 && s->ytot[pu] ? s->phist[pu * VT + v] : 0;
+        if (t_moves) x += s->shist[t * VT + v];
+        if (t2_moves) x += s->shist[t2 * VT + v];
+        h[v] = x;
+    }
+    return models_hold(s, h);
+}
+
 /* ---------- ANONYMIZE (Algorithm 1) ------------------------------------------------------ */
 
 static int all_null(const i32 *y, i64 M) {
@@ -1226,8 +1327,18 @@ static int step(St *s, i64 t, i32 *u, const i32 *unull, double *gamma) {
     const i32 *y = s->pcodes + (i64)s->pid[t] * M;
     i64 keys[3];
     if (s->class_alive[c] >= 2) {
-        i64 partner = best_partner(s, t, gamma);
+        i64 partner = best_partner(s, t, gamma, NULL);
         if (partner < 0) return -1;
+        if (s->NM && !progresses(s, t, partner, u)) {
+            /* the cheapest merge leaves a class failing a model: the cheapest that does not, if any
+             * (the same pruned search, leaves counted only where the merge makes progress) */
+            double g;
+            i64 better = best_partner(s, t, &g, u);
+            if (better >= 0) {
+                partner = better;
+                *gamma = g;
+            }
+        }
         const i32 *y2 = s->pcodes + (i64)s->pid[partner] * M;
         for (i64 j = 0; j < M; j++) u[j] = y[j] == y2[j] ? y[j] : -1; /* SUPPRESS (Alg. 2) */
         keys[0] = t;
@@ -1285,16 +1396,19 @@ static void huge_pages(void *ptr, size_t bytes) {
 
 static PyObject *run(PyObject *self, PyObject *args) {
     Py_buffer b_codes = {0}, b_cls = {0}, b_cnt = {0}, b_voff = {0}, b_ncur = {0}, b_phat = {0}, b_lphat = {0},
-              b_prior = {0}, b_ltab = {0}, b_vbase = {0}, b_order = {0}, b_draws = {0}, b_final = {0}, b_gammas = {0};
-    i64 T, M, C, k, a_base;
+              b_prior = {0}, b_ltab = {0}, b_vbase = {0}, b_order = {0}, b_draws = {0}, b_final = {0}, b_gammas = {0},
+              b_shist = {0}, b_mkind = {0}, b_moff = {0}, b_mwidth = {0}, b_mthr = {0}, b_mspan = {0}, b_share = {0},
+              b_clog = {0};
+    i64 T, M, C, k, a_base, NM, VT;
     int cost;
     double alpha;
     PyObject *progress, *result = NULL;
     St s;
     memset(&s, 0, sizeof(s));
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*y*y*y*y*Ly*y*y*LLLLidw*w*O", &b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur,
-                          &b_phat, &b_lphat, &b_prior, &b_ltab, &a_base, &b_vbase, &b_order, &b_draws, &T, &M, &C, &k,
-                          &cost, &alpha, &b_final, &b_gammas, &progress))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*y*y*y*y*Ly*y*y*LLLLidw*w*OLLw*y*y*y*y*y*y*y*", &b_codes, &b_cls, &b_cnt,
+                          &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior, &b_ltab, &a_base, &b_vbase, &b_order, &b_draws,
+                          &T, &M, &C, &k, &cost, &alpha, &b_final, &b_gammas, &progress, &NM, &VT, &b_shist, &b_mkind,
+                          &b_moff, &b_mwidth, &b_mthr, &b_mspan, &b_share, &b_clog))
         return NULL;
     const i32 *codes = b_codes.buf;
     const double *draws = b_draws.buf;
@@ -1319,6 +1433,20 @@ static PyObject *run(PyObject *self, PyObject *args) {
     NEED(b_codes, T * M * 4) NEED(b_cls, T * 8) NEED(b_cnt, T * 8) NEED(b_voff, (M + 1) * 8)
     NEED(b_prior, C * 8) NEED(b_vbase, M * 8) NEED(b_order, M * 8) NEED(b_final, T * M * 4)
     NEED(b_gammas, b_draws.len)
+    if (NM < 0 || VT < 0 || (NM > 0) != (VT > 0)) {
+        PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: models without histogram slots, or the reverse");
+        goto done;
+    }
+    NEED(b_shist, T * VT * 8) NEED(b_mkind, NM * 8) NEED(b_moff, NM * 8) NEED(b_mwidth, NM * 8)
+    NEED(b_mthr, NM * 8) NEED(b_mspan, NM * 8) NEED(b_share, VT * 8)
+    for (i64 m = 0; m < NM; m++) {
+        const i64 off = ((const i64 *)b_moff.buf)[m], w = ((const i64 *)b_mwidth.buf)[m];
+        const i64 kind = ((const i64 *)b_mkind.buf)[m];
+        if (off < 0 || w < 1 || off + w > VT || kind < MODEL_DISTINCT || kind > MODEL_T_ORDERED) {
+            PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: a model's slots or kind out of range");
+            goto done;
+        }
+    }
     {
         const i64 nval = ((const i64 *)b_voff.buf)[M] * C;
         NEED(b_ncur, nval * 8) NEED(b_phat, nval * 8) NEED(b_lphat, nval * 8)
@@ -1333,6 +1461,8 @@ static PyObject *run(PyObject *self, PyObject *args) {
     s.prior = b_prior.buf; s.ltab = b_ltab.buf; s.ltab_bytes = b_ltab.len; s.a_base = a_base; s.v_base = b_vbase.buf;
     s.order = b_order.buf;
     s.cls = b_cls.buf;
+    s.NM = NM; s.VT = VT; s.shist = b_shist.buf; s.m_kind = b_mkind.buf; s.m_off = b_moff.buf;
+    s.m_width = b_mwidth.buf; s.m_thr = b_mthr.buf; s.m_span = b_mspan.buf; s.share = b_share.buf; s.clog = b_clog.buf;
 
     ALLOC(s.dcur, M * C);
     for (i64 j = 0; j < M; j++)
@@ -1342,6 +1472,7 @@ static PyObject *run(PyObject *self, PyObject *args) {
     ALLOC(s.pnext, T); ALLOC(s.pprev, T); ALLOC(s.kcodes, T * M); ALLOC(s.path, T * M);
     s.pcap = T + max_steps + 1; /* each step makes at most one new pattern */
     ALLOC(s.pcodes, s.pcap * M); ALLOC(s.ytot, s.pcap); ALLOC(s.phead, s.pcap);
+    ALLOC(s.phist, s.pcap * VT); ALLOC(s.scratch, 2 * VT);
     uint64_t hcap = 1;
     while (hcap < (uint64_t)(2 * s.pcap)) hcap <<= 1;
     s.hmask = hcap - 1;
@@ -1372,6 +1503,10 @@ static PyObject *run(PyObject *self, PyObject *args) {
             rows += n > 0 ? n : 0;
         }
         s.nbands = doubling(rows) + 1;
+        if (NM && b_clog.len < (Py_ssize_t)((rows + 1) * 8)) {
+            PyErr_SetString(PyExc_ValueError, "anonsql.kanon._core: the count logarithms end before N");
+            goto done;
+        }
     }
     /* Value presence pays where C x bands x values is small next to the tries (T x M nodes of 28
      * bytes); many classes times a near-unique QI would make it the largest block: then it is off. */
@@ -1451,11 +1586,13 @@ done:
         void *blocks[] = {s.dcur, s.pid, s.cnt, s.alive, s.parent, s.path, s.pnext, s.pprev, s.kcodes, s.pcodes, s.ytot,
                           s.phead, s.htab, s.fen, s.viol, s.class_alive, s.roots, s.band_pop, s.nodes, s.eoff, s.level,
                           s.bm, s.bh, s.be, s.sta, s.stb, s.ststamp, s.au, s.au_n, s.sufm, s.sufh, s.sufe, s.stk,
-                          s.lat, s.lgbot, s.lg, unull, u, s.sorted, s.radix_tmp, s.radix_count, s.vpres};
+                          s.lat, s.lgbot, s.lg, unull, u, s.sorted, s.radix_tmp, s.radix_count, s.vpres, s.phist,
+                          s.scratch};
         for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) PyMem_Free(blocks[i]);
     }
     Py_buffer *bufs[] = {&b_codes, &b_cls, &b_cnt, &b_voff, &b_ncur, &b_phat, &b_lphat, &b_prior,
-                         &b_ltab, &b_vbase, &b_order, &b_draws, &b_final, &b_gammas};
+                         &b_ltab, &b_vbase, &b_order, &b_draws, &b_final, &b_gammas, &b_shist, &b_mkind, &b_moff,
+                         &b_mwidth, &b_mthr, &b_mspan, &b_share, &b_clog};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) PyBuffer_Release(bufs[i]);
     return result;
 }

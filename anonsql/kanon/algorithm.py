@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from types import ModuleType
 
 import numpy as np
 
 from . import reference as _reference
+from .diversity import Model
 from .model import KanonResult, finish, prepare
 
 _fast: ModuleType | None
@@ -21,7 +23,8 @@ except ImportError as exc:  # the C extension was not built (source tree without
 
 
 def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar", alpha: float = 1.0,
-              seed: int = 0, progress=None, reference: bool = False) -> KanonResult:
+              seed: int = 0, progress=None, reference: bool = False, sensitive: Sequence[np.ndarray] = (),
+              models: Sequence[Model] = ()) -> KanonResult:
     """k-anonymise a count table by bottom-up cell suppression (Kameya & Hayashi 2016, Alg. 1-3).
 
     Input: `codes` (T, M) QI value codes 0..|V_j|-1, -1 for NULL (⊥); `classes` (T,) class codes;
@@ -53,8 +56,17 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     `reference=True` runs the plain numpy loop instead of the compiled one; both return
     identical results (tested). `progress(iteration, n_violating)` is called every 1024
     iterations by the compiled loop.
+
+    Attribute disclosure (issue 32): `models` (anonsql.kanon.diversity) on the histograms
+    `sensitive[s]` (T, V_s + 1) of each row's sensitive values are constraints of the same
+    loop: a tuple also violates when its class E (all tuples of pattern y) fails a model, and
+    merges go on until every class meets k and every model. A model the whole table fails is
+    refused first (AnonsqlError). Where the cheapest merge (argmin Γ) would leave a class failing a
+    model, the cheapest merge whose class meets every model is taken instead (ties: the smallest
+    key), if any. Both loops do this alike; `KanonResult.loop` names the one that ran.
     """
-    prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha)
+    prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha, sensitive=sensitive,
+                       models=models)
     draws = np.random.default_rng(seed).random(2 * len(prepared.counts))  # Generator(PCG64(SeedSequence(seed)))
     if not reference and _fast is None:
         warnings.warn(f"anonsql.kanon: compiled loop unavailable ({_FAST_MISSING}); using the reference loop, "
@@ -63,4 +75,6 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
         final, gammas, solo, cross, groups = _reference.run(prepared, draws)
     else:
         final, gammas, solo, cross, groups = _fast.run(prepared, draws, progress)
-    return finish(prepared, final, gammas, len(gammas), seed, solo, cross, groups)
+    result = finish(prepared, final, gammas, len(gammas), seed, solo, cross, groups)
+    result.loop = "reference" if reference or _fast is None else "compiled"
+    return result

@@ -3,15 +3,20 @@ table), then the job (anonsql.kanon.job). Behind `anonsql.k_anonymize` and a rel
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace as replace_dc
+from typing import Any
 
 from .. import identifiers, validate
-from ..catalog import get_table
+from ..catalog import Table, get_table
+from ..data.risk import ORDERED_KINDS
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress
-from . import job
+from . import diversity, job
 from .model import COSTS, NEEDS_POSITIVE_ALPHA
+
+Limits = Mapping[str, Any] | str | None
 
 
 def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
@@ -19,10 +24,14 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
                 execute: bool = True, progress: Progress | None = None,
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
-                key_file: str | None = None, changes: str | None = None, script: bool = False) -> job.KanonReport:
+                key_file: str | None = None, changes: str | None = None, script: bool = False,
+                l_diversity: Limits = None, entropy_l: Limits = None, recursive_cl: Limits = None,
+                t_closeness: Limits = None) -> job.KanonReport:
     """See anonsql.api.k_anonymize; `script` builds the reviewable script (report.script) without
     writing it anywhere (`emit_sql` builds and writes it)."""
     k = validate.k(k)
+    parsed = [m for kind, spec in zip(diversity.KINDS, (l_diversity, entropy_l, recursive_cl, t_closeness))
+              for m in diversity.parse(spec, kind)]
     cost = validate.choice("cost", cost, COSTS)
     positive = cost in NEEDS_POSITIVE_ALPHA  # eq. 10 is infinite at alpha = 0
     alpha = validate.number(alpha, f"alpha (the pseudo count) for cost '{cost}'",
@@ -35,6 +44,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     cls = validate.class_column(engine, tab, class_column, qi_cols) if class_column is not None else None
     dropped, pseudo = identifiers.check_columns(tab, qi_cols, validate.names(drop), validate.names(pseudonymize),
                                                 [cls] if cls else [])
+    models = _sensitive_models(tab, parsed, [*qi_cols, *dropped, *pseudo])
     if key_file and not pseudo:
         raise AnonsqlError("--key-file is the key of --pseudonymize, which names no column")
     key = identifiers.read_key(key_file) if pseudo else None
@@ -45,4 +55,25 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     validate.k_within(k, rows)
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
-                   progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script)
+                   progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script,
+                   models=models)
+
+
+def _sensitive_models(table: Table, models: Sequence[diversity.Model], changed: Sequence[str]
+                      ) -> list[diversity.Model]:
+    """The models on the table's columns: each named as the catalog spells it, numbered by its
+    sensitive column (first mention first), t-closeness on numbers and dates with the ordered
+    distance (as `check` measures it). A sensitive column may be the class, never a column the
+    run changes (a quasi-identifier, dropped or pseudonymized)."""
+    columns: list[str] = []
+    out = []
+    for m in models:
+        column = table.column(m.name)
+        if column.name in changed:
+            raise AnonsqlError(f"{m.option}: sensitive column '{column.name}' is a quasi-identifier or is dropped "
+                               "or pseudonymized by this run; name a column the run keeps")
+        if column.name not in columns:
+            columns.append(column.name)
+        out.append(replace_dc(m, name=column.name, column=columns.index(column.name),
+                              ordered=column.kind in ORDERED_KINDS))
+    return out

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _core
+from .diversity import Layout, layout
 from .model import COST_IDS, PreparedTable
 
 LoopProgress = Callable[[int, int], None]
@@ -41,6 +42,8 @@ def run(prepared: PreparedTable, draws: np.ndarray,
     width = prepared.log_table.shape[1]
     final = np.empty((n_tuples, n_attrs), dtype=np.int32)
     gammas = np.empty(len(draws), dtype=np.float64)
+    models = layout(prepared.models, prepared.sensitive, prepared.sensitive_tables, prepared.count_logs) \
+        if prepared.models and prepared.count_logs is not None else None
     iterations, solo, cross, groups, _evaluations = kernel(
         codes=np.ascontiguousarray(prepared.codes, dtype=np.int32),
         classes=np.ascontiguousarray(prepared.classes, dtype=np.int64),
@@ -56,7 +59,7 @@ def run(prepared: PreparedTable, draws: np.ndarray,
         order=trie_order(prepared),
         draws=np.ascontiguousarray(draws, dtype=np.float64),
         k=prepared.k, cost=prepared.cost, alpha=prepared.alpha,
-        final=final, gammas=gammas, progress=progress,
+        final=final, gammas=gammas, progress=progress, models=models,
     )
     return final, gammas[:iterations], solo, cross, groups
 
@@ -80,13 +83,15 @@ def kernel(*, codes: np.ndarray, classes: np.ndarray, counts: np.ndarray, voff: 
            attr_counts: np.ndarray, phat: np.ndarray, log_phat: np.ndarray, class_prior: np.ndarray,
            log_table: np.ndarray, a_base: int, v_base: np.ndarray, order: np.ndarray, draws: np.ndarray,
            k: int, cost: str, alpha: float, final: np.ndarray, gammas: np.ndarray,
-           progress: LoopProgress | None = None) -> tuple[int, int, int, int, int]:
+           progress: LoopProgress | None = None, models: Layout | None = None) -> tuple[int, int, int, int, int]:
     """Check every buffer, then run `_core.run`; returns (iterations, solo, cross, groups,
     evaluations), the last the number of exact Γ evaluations the search could not prune.
 
     Shapes follow from `codes` (T, M), `class_prior` (|C|,), `voff` (M+1,) and `draws` (D,):
     per-value arrays hold voff[M] x |C| entries, `final` is (T, M), `gammas` (D,). The log
-    table must cover every index the loop reads (a_base + N, v_base[j] + N).
+    table must cover every index the loop reads (a_base + N, v_base[j] + N). `models`
+    (anonsql.kanon.diversity.layout) adds the attribute-disclosure models: histograms (T, VT),
+    per-model arrays (NM,), shares (VT,) and count logarithms (N + 1,).
     """
     if not isinstance(codes, np.ndarray) or codes.ndim != 2:
         raise ValueError("kanon kernel: codes must be a 2-d numpy array (T tuples x M attributes)")
@@ -126,6 +131,21 @@ def kernel(*, codes: np.ndarray, classes: np.ndarray, counts: np.ndarray, voff: 
         raise ValueError("kanon kernel: a_base / v_base index past the end of log_table")
     if cost not in COST_IDS:
         raise ValueError(f"kanon kernel: unknown cost {cost!r}")
+    lay = models or Layout(np.zeros((n_tuples, 0), np.int64), *(np.zeros(0, t) for t in (np.int64,) * 3),
+                           *(np.zeros(0, np.float64) for _ in range(4)))
+    n_models, slots = len(lay.kind), lay.hists.shape[1] if lay.hists.ndim == 2 else -1
+    _checked("models.hists", lay.hists, np.int64, (n_tuples, slots), writable=True)
+    for name in ("kind", "offset", "width"):
+        _checked(f"models.{name}", getattr(lay, name), np.int64, (n_models,))
+    _checked("models.threshold", lay.threshold, np.float64, (n_models,))
+    _checked("models.span", lay.span, np.float64, (n_models,))
+    _checked("models.share", lay.share, np.float64, (slots,))
+    if n_models and ((lay.offset < 0) | (lay.width < 1) | (lay.offset + lay.width > slots)).any():
+        raise ValueError("kanon kernel: a model's slots lie outside the histograms")
+    if n_models and len(lay.logs) <= n_rows:
+        raise ValueError("kanon kernel: models.logs must hold ln i for every count i = 0..N")
+    _checked("models.logs", lay.logs, np.float64, lay.logs.shape)
     return _core.run(codes, classes, counts, voff, attr_counts, phat, log_phat, class_prior, log_table,
                      int(a_base), v_base, order, draws, n_tuples, n_attrs, n_classes, int(k),
-                     COST_IDS[cost], float(alpha), final, gammas, progress)
+                     COST_IDS[cost], float(alpha), final, gammas, progress, n_models, slots if n_models else 0,
+                     lay.hists, lay.kind, lay.offset, lay.width, lay.threshold, lay.span, lay.share, lay.logs)

@@ -24,6 +24,7 @@ from ..report import Progress, Report, save, silent
 from ..stats import drop_dictionaries
 from . import verify
 from .algorithm import anonymize
+from .diversity import Model, check_whole_table
 from .model import kl_divergence
 from .rewrite import suppression_plan
 from .stats import cardinality_warnings, gather, output_counts
@@ -55,6 +56,7 @@ class KanonReport(Report):
     pseudonymized: list[str] = field(default_factory=list)  # --pseudonymize (keyed HMAC-SHA256)
     changes: str | None = None  # the private changes relation (--changes)
     emitted_sql: str | None = None
+    models: list[str] = field(default_factory=list)  # attribute-disclosure models enforced (--l-diversity ...)
 
     def lines(self) -> list[str]:
         classes = f"class {self.class_column}" if self.class_column else "no class column: one class (C = 1)"
@@ -72,6 +74,9 @@ class KanonReport(Report):
             before = self.original_nulls_by_column.get(name, 0)
             lines.append(f"    {name}: {n:,} blanked ({n / self.rows:.1%} of rows)"
                          + (f"; {before:,} already empty (NULL) in the source, not counted" if before else ""))
+        if self.models:
+            lines.append(f"  every equivalence class also meets {'; '.join(self.models)} (NULL a value of its own)"
+                         + ("; checked by SQL on the output" if self.checks else ""))
         if self.checks:
             lines.append("  distance of the class-conditional value distributions from the original "
                          f"(KL divergence, eq. 7) {self.kl_divergence:.6f}")
@@ -121,12 +126,14 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
         emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
-        changes: str | None = None, script: bool = False) -> KanonReport:
+        changes: str | None = None, script: bool = False, models: Sequence[Model] = ()) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
     The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
     Without a class column every row shares one class (the paper's costs with C = 1): the
     statistics and checks read the table through a temporary view that adds the constant label.
+    `models` (anonsql.kanon.diversity, numbered by sensitive column) are enforced by the loop
+    beside k and re-checked by SQL on the output (verify.diversity).
     """
     say = progress or silent
     identifiers.check_same_text(engine, source, pseudonymize)
@@ -140,13 +147,20 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                          qi_cells=rows * len(qi), suppressed_cells=0, suppressed_ratio=0.0,
                          kl_divergence=float("nan"), iterations=0, groups=0, changed_groups=0, emitted_sql=emit_sql,
                          dropped=list(drop), pseudonymized=list(pseudonymize),
-                         changes=str(changes_table) if changes_table else None)
+                         changes=str(changes_table) if changes_table else None,
+                         models=[m.option for m in models])
     cls = class_column or ONE_CLASS
+    sensitive = list(dict.fromkeys(m.name for m in models))  # the models' columns, numbered as m.column
 
     with report.timed("statistics"):
         with _counted(engine, source, class_column) as counted:
-            before = gather(engine, counted, qi, cls)
+            before = gather(engine, counted, qi, cls, sensitive)
     groups = before.groups
+    try:  # a model the whole table fails: one error line before any work
+        check_whole_table(models, [h.sum(axis=0) for h in before.sensitive])
+    except AnonsqlError:
+        drop_dictionaries(engine, groups.dictionaries)
+        raise
     say(f"statistics: {rows:,} rows, {len(groups.counts):,} distinct combinations of quasi-identifiers and class "
         f"({report.seconds['statistics']:.2f} s)")
     report.notes += cardinality_warnings(groups)  # in the summary: said once, there
@@ -161,7 +175,8 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
 
     def loop() -> Any:
         return anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
-                         alpha=alpha, seed=seed, progress=loop_progress if progress else None)
+                         alpha=alpha, seed=seed, progress=loop_progress if progress else None,
+                         sensitive=before.sensitive, models=models)
 
     # The near-unique warning on the output, read from the source while the loop runs: the output's
     # columns it reads are the source's, written unchanged (a copy checks them below as a multiset:
@@ -185,7 +200,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target),
+        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target, models),
                                     replace=replaced is not None, extra=extra)
         if emit_sql:
             save(emit_sql, report.script)
@@ -214,6 +229,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                                                 changed=[*drop, *pseudonymize])
             identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                                pseudonymize=pseudonymize)
+            verify.diversity(engine, report, written, qi, models)
         if not report.ok:
             raise VerificationError(report.checks)  # the dictionaries are left to the session (or the next run)
     drop_dictionaries(engine, groups.dictionaries)
@@ -295,8 +311,8 @@ def _set_suppressed(report: KanonReport, cells: int) -> None:
     report.suppressed_ratio = cells / report.qi_cells
 
 
-def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.TableName
-                  ) -> tuple[str, list[str], list[tuple[str, str]]]:
+def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.TableName,
+                  models: Sequence[Model] = ()) -> tuple[str, list[str], list[tuple[str, str]]]:
     """Title, warnings and verification queries of the `--emit-sql` script."""
     title = (f"anonsql kanon: {source} -> {target}, k = {report.k}, cost = {report.cost}, "
              f"alpha = {report.alpha:g}, seed = {report.seed}\n"
@@ -319,4 +335,5 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
         checks.append(("non-QI columns unchanged: must return 0 (rows of either table without a twin in the other)",
                        sql.readable("common/multiset_difference", dialect, a=source.expr, b=out,
                                     col=sql.columns(others), side=sql.unused_ident("side", others))))
+    checks += [verify.diversity_script(dialect, out, report.qi, m) for m in models]
     return title, warnings, checks

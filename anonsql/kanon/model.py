@@ -6,11 +6,13 @@ and derives the paper's estimates (Section 2.1) once; `kl_divergence` is eq. 7.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..ordering import lexicographic_order
+from .diversity import Model, check_whole_table
 
 #: The suppression costs of the paper: eq. 1, eq. 2, eq. 9-11 and eq. 12.
 COSTS = ("ham", "info", "mar", "hybrid")
@@ -51,6 +53,7 @@ class KanonResult:
     cross_class_suppressions: int = 0
     total_cells: int = 0
     groups: int = 0
+    loop: str = "compiled"  # which loop ran: "compiled" or "reference" (anonsql.kanon.algorithm)
 
     @property
     def suppressed_ratio(self) -> float:
@@ -85,6 +88,11 @@ class PreparedTable:
     a_shift: int
     v_rows: np.ndarray  # (M,) log(D + α|V_j|) = log_table[v_rows[j], D + v_shift[j]]
     v_shift: np.ndarray
+    # per sensitive column s: (T, V_s + 1) int64, N(y, c, v), the rows of tuple (y, c) with value v (⊥ last)
+    sensitive: list[np.ndarray] = field(default_factory=list)
+    models: tuple[Model, ...] = ()  # the attribute-disclosure models every class must meet besides k
+    sensitive_tables: list[np.ndarray] = field(default_factory=list)  # per s: the whole table's histogram
+    count_logs: np.ndarray | None = None  # ln i for the counts 0..N, read by the models (entropy) in both loops
 
     @property
     def n_rows(self) -> int:
@@ -164,8 +172,12 @@ def _log_tables(alpha: float, domain_sizes: np.ndarray, width: int):
     return table, rows[0], shifts[0], np.array(rows[1:], dtype=np.int64), np.array(shifts[1:], dtype=np.int64)
 
 
-def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: float) -> PreparedTable:
+def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: float,
+            sensitive: Sequence[np.ndarray] = (), models: Sequence[Model] = ()) -> PreparedTable:
     """Check the count table, sort it canonically and derive p̂ (Section 2.1).
+
+    `sensitive[s]` (T, V_s + 1) holds each row's sensitive-value histogram for the `models`
+    (anonsql.kanon.diversity); its row sums must be the counts.
 
     The caller validated k, cost and alpha (anonsql.validate); this refuses only what the loop
     cannot run on: malformed arrays, k above N (no grouping reaches it), a Γ that does not exist.
@@ -215,6 +227,10 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
             raise ValueError("rows (y, c) of the count table must be distinct")
     if not np.bincount(classes, minlength=n_classes).all():  # not np.unique: it imports numpy.ma (~8 ms of a start)
         raise ValueError("class codes must be 0..|C|-1 with every class present")
+    hists = [h[order] for h in _sensitive(sensitive, models, n_tuples)]
+    if any((h.sum(axis=1) != counts).any() for h in hists):
+        raise ValueError("each sensitive histogram row must sum to the row's count N(y,c)")
+    check_whole_table(models, [h.sum(axis=0) for h in hists])
     attr = attribute_counts(codes, classes, counts, domain_sizes, n_classes)
     phat = [conditional(a, alpha) for a in attr]
     with np.errstate(divide="ignore"):
@@ -225,8 +241,27 @@ def prepare(codes, classes, counts, domain_sizes, *, k: int, cost: str, alpha: f
         codes=np.ascontiguousarray(codes), classes=classes, counts=counts, domain_sizes=domain_sizes,
         n_classes=n_classes, order=order, k=k, cost=cost, alpha=alpha, attr_counts=attr,
         log_phat=log_phat, phat=phat, class_prior=prior, log_table=table, a_row=a_row,
-        a_shift=a_shift, v_rows=v_rows, v_shift=v_shift,
+        a_shift=a_shift, v_rows=v_rows, v_shift=v_shift, sensitive=hists, models=tuple(models),
+        sensitive_tables=[h.sum(axis=0) for h in hists], count_logs=_count_logs(n) if models else None,
     )
+
+
+def _count_logs(n: int) -> np.ndarray:
+    """ln i for i = 0..n (ln 0 = -inf, never read: 0 ln 0 is 0)."""
+    with np.errstate(divide="ignore"):
+        return np.log(np.arange(n + 1, dtype=np.float64))
+
+
+def _sensitive(sensitive: Sequence[np.ndarray], models: Sequence[Model], n_tuples: int) -> list[np.ndarray]:
+    """The sensitive histograms as (T, V_s + 1) int64 arrays, checked against the models."""
+    hists = [np.asarray(h) for h in sensitive]
+    for h in hists:
+        if h.ndim != 2 or h.shape[0] != n_tuples or h.shape[1] == 0 or not np.issubdtype(h.dtype, np.integer) \
+                or (h < 0).any():
+            raise ValueError("sensitive histograms must be (T, V+1) arrays of counts >= 0, one row per tuple")
+    if any(not 0 <= m.column < len(hists) for m in models):
+        raise ValueError("a model names a sensitive column without a histogram")
+    return [h.astype(np.int64) for h in hists]
 
 
 def finish(prepared: PreparedTable, final_codes: np.ndarray, gammas, iterations: int, seed: int,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .diversity import class_holds
 from .model import PreparedTable
 
 
@@ -95,6 +96,8 @@ def run(prepared: PreparedTable, draws: np.ndarray):
 
     where: dict[tuple[bytes, int], int] = {}  # (y, c) in S -> key
     ytot: dict[bytes, int] = {}  # N(y), summed over classes
+    hist = [h.copy() for h in prepared.sensitive]  # per sensitive column: N(y, c, v) of the tuple with this key
+    yhist: dict[bytes, list[np.ndarray]] = {}  # y -> per sensitive column Σ_c N(y, c, v), the class E's histogram
     holders: dict[bytes, set[int]] = {}  # y -> keys of S with that pattern
     violating = np.zeros(n_tuples, dtype=bool)
 
@@ -104,6 +107,10 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         where[(yb, c)] = key
         ytot[yb] = ytot.get(yb, 0) + n
         holders.setdefault(yb, set()).add(key)
+        if hist:
+            sums = yhist.setdefault(yb, [np.zeros_like(h[0]) for h in hist])
+            for s, h in enumerate(hist):
+                sums[s] += h[key]
 
     def remove(key):
         yb = pat[key].tobytes()
@@ -111,10 +118,16 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         del where[(yb, int(cls[key]))]
         ytot[yb] -= cnt[key]
         holders[yb].discard(key)
+        for s, h in enumerate(hist):
+            yhist[yb][s] -= h[key]
 
     def refresh(yb):
+        # a class violates when it holds fewer than k rows or fails a model (issue 32: the same loop)
+        bad = ytot.get(yb, 0) < prepared.k or (
+            bool(prepared.models) and ytot[yb] > 0
+            and not class_holds(prepared.models, yhist[yb], prepared.sensitive_tables, prepared.count_logs))
         for key in holders.get(yb, ()):
-            violating[key] = ytot[yb] < prepared.k
+            violating[key] = bad
 
     def replace(keys, u, c):
         """UPDATE (Algorithm 3): the tuples `keys` of class c become u, merged with (u, c) if in S."""
@@ -135,9 +148,38 @@ def run(prepared: PreparedTable, draws: np.ndarray):
             remove(existing)
         new_key = min(keys)  # a tuple is named by its smallest input row
         parent[list(keys)] = new_key
+        for h in hist:  # the merged tuple's sensitive histogram: the sum of its parts'
+            h[new_key] = h[list(keys)].sum(axis=0)
         add(new_key, u, c, total)
         for yb in touched:
             refresh(yb)
+
+    bits = np.left_shift(1, np.arange(n_attrs, dtype=np.int64))
+
+    def progressing(t: int, cand: np.ndarray) -> np.ndarray:
+        """Which partners in `cand` leave, merged with t, a class u that meets every model (issue 32:
+        the cheapest merge that makes progress; the paper's Γ ranks within them). u keeps the cells
+        where both agree: one class per mask of kept attributes, whose histogram is that of u now,
+        plus t's and t''s where they move into it."""
+        keep = (pat[cand] == pat[t]) & (pat[t] >= 0)
+        masks, which = np.unique(keep @ bits, return_inverse=True)
+        which = which.reshape(-1)
+        joins = ((pat[cand] >= 0) & ~keep).any(axis=1)  # t' changes pattern (else it is in u already)
+        shapes = np.where((masks[:, None] & bits) != 0, pat[t], -1).astype(pat.dtype)
+        ok = np.ones(len(cand), dtype=bool)
+        for s, h in enumerate(hist):
+            base = np.zeros((len(masks), h.shape[1]), dtype=np.int64)
+            for i, u in enumerate(shapes):  # class u before the merge, plus t when t moves into it
+                ub = u.tobytes()
+                if ytot.get(ub, 0):
+                    base[i] += yhist[ub][s]
+                if not (u == pat[t]).all():
+                    base[i] += h[t]
+            after = base[which] + np.where(joins[:, None], h[cand], 0)
+            for model in prepared.models:
+                if model.column == s:
+                    ok &= model.holds(after, prepared.sensitive_tables[s], prepared.count_logs)
+        return ok
 
     for key in range(n_tuples):
         add(key, pat[key].copy(), int(cls[key]), int(cnt[key]))
@@ -156,6 +198,10 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         if cand.size:
             g = gamma_of(pat[t], int(cnt[t]), c, pat[cand], cnt[cand])
             best = int(np.argmin(g))  # first minimum = smallest key (tie rule)
+            if prepared.models and not progressing(t, cand[best:best + 1])[0]:
+                # the cheapest merge leaves a class failing a model: the cheapest that does not, if any
+                pick = np.flatnonzero(progressing(t, cand))
+                best = int(pick[np.argmin(g[pick])]) if pick.size else best
             partner = int(cand[best])
             gammas.append(float(g[best]))
             replace([t, partner], np.where(pat[t] == pat[partner], pat[t], -1).astype(pat.dtype), c)

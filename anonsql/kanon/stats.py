@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,15 +19,25 @@ class Statistics:
     groups: stats.QIClassCounts  # N(y, c) over the tuple set S, with each group's key
     attrs: stats.AttrClassCounts  # N(x_j, c) and N(⊥_j, c)
     classes: stats.ClassCounts  # N(c)
+    # per sensitive column s: (|S|, V_s + 1) N(y, c, v), rows of tuple (y, c) with value v, ⊥ last
+    sensitive: list[np.ndarray] = field(default_factory=list)
 
 
-def gather(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -> Statistics:
+def gather(engine: Engine, table: Table, qi: Sequence[str], class_column: str, sensitive: Sequence[str] = ()
+           ) -> Statistics:
     """Count N(y, c) of `table` in SQL; N(x_j, c) = Σ_y N(y, c) over the y with y_j = x_j and
     N(c) = Σ_y N(y, c) are summed from the coded N(y, c) (the same integers the GROUPING SETS
     query of common/attr_class_counts.sql and common/class_counts.sql count, without more passes
     over the rows: 3.3 s and 0.07 s of a 10^6-row run on PostgreSQL). N(c) is indexed by class
-    code, as N(x_j, c) is, and its classes are named by their dictionary labels (values and labels)."""
-    groups = stats.qi_class_counts(engine, table, qi, class_column)
+    code, as N(x_j, c) is, and its classes are named by their dictionary labels (values and labels).
+
+    With `sensitive` columns (issue 32) the one GROUP BY counts N(y, s_1.., c) instead, and
+    N(y, c) and each tuple's sensitive histogram N(y, c, v) are summed from it (sensitive_counts)."""
+    hists: list[np.ndarray] = []
+    if sensitive:
+        groups, hists = sensitive_counts(engine, table, qi, class_column, sensitive)
+    else:
+        groups = stats.qi_class_counts(engine, table, qi, class_column)
     tables = [_tabulate(groups.codes[:, j], groups.classes, groups.counts, len(groups.values[j]),
                         len(groups.class_values)) for j in range(len(qi))]
     return Statistics(
@@ -37,7 +47,38 @@ def gather(engine: Engine, table: Table, qi: Sequence[str], class_column: str) -
                                     groups.class_values),
         classes=stats.ClassCounts(groups.class_values, class_totals(groups, len(groups.class_values)),
                                   groups.class_values),
+        sensitive=hists,
     )
+
+
+def sensitive_counts(engine: Engine, table: Table, qi: Sequence[str], class_column: str, sensitive: Sequence[str]
+                     ) -> tuple[stats.QIClassCounts, list[np.ndarray]]:
+    """N(y, c) and, per sensitive column s, the histograms N(y, c, v) (|S|, V_s + 1), v by the
+    dictionary code of s (the type's order), NULL (⊥) last: common/qi_class_counts.sql over the
+    columns y, s_1.. (the class column, if sensitive, is not grouped twice: its histogram is the
+    class itself), then summed over s by (c, y), which the result's canonical order keeps together.
+    The dictionaries of the s columns are dropped; those of y and c stay for the rewrite."""
+    m = len(qi)
+    extra = [s for s in dict.fromkeys(sensitive) if s != class_column]
+    full = stats.qi_class_counts(engine, table, [*qi, *extra], class_column)
+    stats.drop_dictionaries(engine, full.dictionaries[m:-1])
+    y, classes = full.codes[:, :m], full.classes
+    new = np.r_[True, (y[1:] != y[:-1]).any(axis=1) | (classes[1:] != classes[:-1])]  # a new tuple (y, c) starts
+    starts, tuple_of = np.flatnonzero(new), np.cumsum(new) - 1
+    groups = stats.QIClassCounts(list(qi), np.ascontiguousarray(y[starts]), classes[starts],
+                                 np.add.reduceat(full.counts, starts), full.values[:m], full.class_values,
+                                 [*full.dictionaries[:m], full.dictionaries[-1]])
+    hists = []
+    for s in sensitive:
+        if s == class_column:
+            size, code = len(full.class_values), classes.astype(np.int64)
+        else:
+            j = m + extra.index(s)
+            size, code = len(full.values[j]), full.codes[:, j].astype(np.int64)
+        hist = np.zeros((len(starts), size + 1), np.int64)
+        np.add.at(hist, (tuple_of, np.where(code < 0, size, code)), full.counts)
+        hists.append(hist)
+    return groups, hists
 
 
 def class_totals(groups: stats.QIClassCounts, n_classes: int) -> np.ndarray:

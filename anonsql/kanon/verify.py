@@ -14,15 +14,19 @@ the report with the query file it reads.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
+from sqlglot import exp
 
 from .. import sql
 from ..catalog import Table
+from ..data.risk import diversity as measured
 from ..engine import Engine
 from ..report import Report
 from ..stats import QIClassCounts
+from .diversity import TOLERANCE, Model
 from .stats import OutputCounts, Statistics, class_totals
 
 
@@ -85,3 +89,48 @@ def _rows_moved(coded: QIClassCounts, before: np.ndarray) -> int:
     (code -2) or that have none (-1): the rows of either table without a twin in the other by
     class, as common/multiset_difference.sql counts them on the class column; 0 <=> the same N(c)."""
     return int(np.abs(class_totals(coded, len(before)) - before).sum() + coded.counts[coded.classes < 0].sum())
+
+
+def diversity(engine: Engine, report: Report, out: Table, qi: Sequence[str], models: Sequence[Model]) -> None:
+    """Record one check per model on `report`, recounted by SQL from the written table: distinct and
+    entropy l-diversity and t-closeness by the query `check` and the release gates read
+    (data/attribute_disclosure: NULL a value of its own, the ordered distance on numbers and dates),
+    recursive (c, l)-diversity by kanon/recursive_diversity. The floating models hold within
+    diversity.TOLERANCE, as in the loop."""
+    d = engine.dialect
+    for m in models:
+        name = f"{m.option.lstrip('-')}"
+        if m.kind == "recursive_cl":
+            query, bindings = _model_query(out.expr, qi, m)
+            classes, rows = engine.fetch_all(*sql.render(query, d, **bindings))[0]
+            report.check(name, classes == 0, "kanon/recursive_diversity",
+                         "" if classes == 0 else f"{int(classes)} classes ({int(rows)} rows) are not")
+            continue
+        got = measured(engine, out, qi, m.name, l_required=int(m.level) if m.kind == "l_diversity" else None,
+                       t_allowed=m.level + TOLERANCE if m.kind == "t_closeness" else None)
+        if m.kind == "l_diversity":
+            ok, detail = got.classes_below_l == 0, f"{got.classes_below_l} classes ({got.rows_below_l} rows) below"
+        elif m.kind == "entropy_l":
+            ok = math.log(got.entropy_l) >= math.log(m.level) - TOLERANCE
+            detail = f"entropy l-diversity {got.entropy_l:.6g}"
+        else:
+            ok, detail = got.classes_above_t == 0, f"{got.classes_above_t} classes ({got.rows_above_t} rows) above"
+        report.check(name, ok, "data/attribute_disclosure", "" if ok else detail)
+
+
+def diversity_script(dialect: str, out: exp.Table, qi: Sequence[str], m: Model) -> tuple[str, str]:
+    """What a reviewer runs for model `m` after the script (`--emit-sql`): the query of `diversity`."""
+    must = {"l_diversity": "classes_below_l = 0", "entropy_l": f"entropy_l >= {m.level:g} (within {TOLERANCE:g})",
+            "t_closeness": "classes_above_t = 0", "recursive_cl": "classes = 0, rows = 0"}[m.kind]
+    query, bindings = _model_query(out, qi, m)
+    return f"{m.option.lstrip('-')}: must return {must}", sql.readable(query, dialect, **bindings)
+
+
+def _model_query(out: exp.Table, qi: Sequence[str], m: Model) -> tuple[str, dict]:
+    """The query that checks model `m` on table `out`, and its bindings."""
+    if m.kind == "recursive_cl":
+        return "kanon/recursive_diversity", dict(tbl=out, qi=sql.columns(qi), s=sql.column(m.name),
+                                                 l=int(m.level), c=m.c)
+    return "data/attribute_disclosure", dict(tbl=out, qi=sql.columns(qi), s=sql.column(m.name), ordered=m.ordered,
+                                             l=int(m.level) if m.kind == "l_diversity" else 0,
+                                             t=m.threshold if m.kind == "t_closeness" else 1.0)

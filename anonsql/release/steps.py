@@ -20,6 +20,7 @@ from ..data import binning
 from ..data.loading import count_rows
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
+from ..kanon import diversity as kanon_models
 from ..kanon import entry as kanon
 from ..nbc import job as nbc
 from ..protect import entry as protect
@@ -92,7 +93,8 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
         report = kanon.k_anonymize(engine, step.input, names(o.get("qi")) or qi, cls, o["k"],
                                    cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0,
                                    out=out, replace=replace, script=True, progress=progress, drop=o.get("drop"),
-                                   pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"))
+                                   pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"),
+                                   **{m: o[m] for m in kanon_models.KINDS if m in o})
     elif step.kind == "protect":
         row_key = o.get("key", key)
         if row_key is None:
