@@ -173,19 +173,20 @@ def audit(db: str, as_json: bool, quiet: bool, published: str, hierarchy: str | 
 
 
 @tables.command(epilog="example: anonsql tables ptable --ckm-d 3 --ckm-v 1.5 --ckm-js 2")
-@options.as_json
+@options.shared
 @click.option("--ckm-d", type=int, default=3, show_default=True, help="largest absolute noise D")
 @click.option("--ckm-v", type=float, default=1.5, show_default=True, help="noise variance V")
 @click.option("--ckm-js", type=int, default=1, show_default=True, help="no published count in 1..JS-1")
 @click.option("--ckm-pstay", type=float, help="lower bound of the probability that a count stays unchanged")
-def ptable(as_json: bool, ckm_d: int, ckm_v: float, ckm_js: int, ckm_pstay: float | None) -> int:
+def ptable(as_json: bool, quiet: bool, report_file: str | None, ckm_d: int, ckm_v: float, ckm_js: int,
+           ckm_pstay: float | None) -> int:
     """Show the cell key method's perturbation table of D, V, js and pstay.
 
     For each original count i, the probability p(i -> i + v) of each noise v (maximum entropy, zero
     mean, variance V, |v| <= D, no count in 1..js-1, zero stays zero), the variance the row reaches,
     and the fingerprint a published CKM table's report and release manifest record.
     """
-    return options.finish(api.ckm_ptable(ckm_d, ckm_v, ckm_js, ckm_pstay), as_json)
+    return options.finish(api.ckm_ptable(ckm_d, ckm_v, ckm_js, ckm_pstay), as_json, report_file)
 
 
 COMMANDS: list[click.Command] = [tables]
