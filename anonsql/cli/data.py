@@ -11,7 +11,7 @@ from .app import Command
 
 
 @click.command(cls=Command,
-               epilog="example: anonsql load fixtures/adult.csv.gz --db demo.duckdb --table adult --na '?'")
+               epilog="example: anonsql load fixtures/adult.csv.gz --db demo.duckdb --table adult_raw --na '?'")
 @click.argument("csv", type=click.Path(dir_okay=False))
 @options.common(with_table=False)
 @options.table(help="name of the table to create (name or schema.name)")

@@ -12,7 +12,7 @@ from .app import Command
 _ATTRS_HELP = "comma-separated feature columns (default: all but --key and --class)"
 
 
-@click.command(cls=Command, epilog="example: anonsql binarize --db demo.duckdb --table adult --class income "
+@click.command(cls=Command, epilog="example: anonsql binarize --db demo.duckdb --table adult_raw --class income "
                "--spec benchmarks/adult_bins.toml --out adult_bin")
 @options.common()
 @click.option("--spec", required=True, type=click.Path(dir_okay=False), metavar="FILE",

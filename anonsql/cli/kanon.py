@@ -19,8 +19,8 @@ _EPILOG = (
     "  pseudonyms (key from --key-file or $ANONSQL_PSEUDONYM_KEY, never stored or printed).\n\n"
     "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,workclass,education,"
     "marital_status,occupation,race,sex,native_country --class income --k 10 --cost mar --seed 0 --out adult_k10\n\n"
-    "\b\nexample: ANONSQL_PSEUDONYM_KEY=$(cat secret.key) anonsql kanon --db demo.duckdb --table patients "
-    "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes"
+    "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,education,race,sex --k 5 --drop id "
+    "--changes adult_k5_changes --out adult_k5"
 )
 
 

@@ -24,8 +24,8 @@ _EPILOG = (
     "  --qi, over the columns holding NULLs if the input is k-anonymous over them (a kanon output).\n\n"
     "\b\nthe summary never prints a confidential value; --show-values prints the hidden cells'\n"
     "  original values (the JSON report and <out>_changes hold them always: keep them private).\n\n"
-    "\b\nexample: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
-    "--rows 2,7 --method dropp --out records_pub"
+    "\b\nexample: anonsql protect --db demo.duckdb --table adult --key id --target income "
+    "--rows 2,7 --method dropp --out adult_protected"
 )
 
 
@@ -96,7 +96,8 @@ def taxonomy() -> None:
     """
 
 
-@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity --file severity.toml")
+@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity "
+                  "--file docs/examples/severity.toml")
 @options.common(with_table=False)
 @click.option("--name", required=True, help="the name protect --taxonomy refers to")
 @click.option("--file", "file", metavar="FILE", help="a .toml or .json file with the nested form")

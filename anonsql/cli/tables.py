@@ -14,11 +14,8 @@ _EPILOG = (
     "  anonsql tables --db demo.duckdb --table adult --dims education,occupation,race --cube "
     "--min-count 4 --out adult_edu_occ_race\n"
     "  anonsql tables --db demo.duckdb --table adult --tables 'education*race,occupation*race' --out linked\n"
-    "  anonsql taxonomy load --db demo.duckdb --name regions --file regions.toml\n"
-    "  anonsql tables --db demo.duckdb --table firms --dims region,sector --hierarchy region=regions "
-    "--publish 'region=Europe'\n"
-    "  anonsql tables --db demo.duckdb --table adult --dims education,race --sum hours_per_week --contributor id "
-    "--dominance 1,80 --p-percent 15\n"
+    "  anonsql tables --db demo.duckdb --table adult_raw --dims education,race --sum hours_per_week "
+    "--contributor occupation --dominance 1,80 --p-percent 15 --out hours_edu_race\n"
     "  anonsql tables audit --db demo.duckdb --published adult_edu_occ_race"
 )
 
