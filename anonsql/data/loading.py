@@ -90,7 +90,7 @@ def parse_types(types: Mapping[str, str] | str | None) -> dict[str, str]:
     """'zip=text,age=integer' (or a mapping) -> {column: kind}, kinds checked against KINDS
     (and `date:truncate`, a date that may drop a time of day)."""
     result: dict[str, str] = {}
-    for column, kind in column_pairs(types):
+    for column, kind in column_pairs(types, "--types", "zip=text,born=date"):
         kind = kind.lower()
         if not column or (kind not in KINDS and kind != TRUNCATE):
             raise AnonsqlError(f"bad type for {column or '?'!r}: {kind!r}; use COLUMN=TYPE with TYPE one of "
