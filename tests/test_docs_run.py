@@ -144,3 +144,19 @@ def test_help_examples_run_as_written(tmp_path, monkeypatch, capsys):
                 ran += 1
     assert ran >= len(DAY) - 4
     assert checkout() == before
+
+
+JARGON = ("k-anonym", "AC(", "rho-safe", "NBC", "k-AC", "suppression", "Corollary", "Lemma", "Hintoglu", "Zhang",
+          "Kameya", "Mozafari")
+
+
+@pytest.mark.parametrize("name", ["kanon", "nbc", "features", "ac", "protect", "tables"])
+def test_each_method_says_first_in_plain_words_what_it_protects(name):
+    """A method's first help line (its row in docs/cli.md) says what it does for a steward in
+    plain words; the paper's notation and name come after, in parentheses (issue 36)."""
+    command = cli.get_command(click.Context(cli), name)
+    assert command is not None
+    first = " ".join((command.help or "").split("\n\n")[0].split())
+    plain, _, named = first.partition("(")
+    assert plain and not any(word in plain for word in JARGON), first
+    assert any(word in named for word in JARGON), first

@@ -48,7 +48,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
-    """k-anonymize by bottom-up cell suppression (Kameya & Hayashi 2016).
+    """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
 
     Make a table k-anonymous over its quasi-identifiers by blanking (NULL) as few and as
     harmless cells as possible: distinct (QI, class) tuples are merged within their class,

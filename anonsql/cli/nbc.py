@@ -29,7 +29,8 @@ def _views_options(f: F) -> F:
 
 @click.group(cls=Group)
 def nbc() -> None:
-    """Publish naive Bayes views that are provably safe (Mozafari & Zaniolo 2009).
+    """Publish naive Bayes counts that sharpen no guess of anyone's class beyond a bound rho
+    (rho-safe views; Mozafari & Zaniolo 2009).
 
     The NBC-enabling views (P_c, N^i_{t,c}): check Corollary 4, publish a rho-safe
     NBC-equivalent version (SafetyTransform, or EST for a prior), verify it, or run the

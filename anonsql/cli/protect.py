@@ -68,7 +68,7 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
             in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, drop: str | None,
             pseudonymize: str | None, key_file: str | None, show_values: bool, emit_sql: str | None,
             dry_run: bool, report_file: str | None, quiet: bool) -> int:
-    """Hide confidential cells so that classifiers cannot predict them (Hintoglu 2011).
+    """Hide confidential cells so the rest of the table cannot predict them (inference; Hintoglu 2011).
 
     Hide confidential cells (NULL) and a few more, so that naive Bayes or an ID3 tree trained on
     the rest of the table no longer predict them; the -g methods generalize cells along stored

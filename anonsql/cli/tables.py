@@ -64,7 +64,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
            hierarchy: str | None, publish: tuple[str, ...], zeros: tuple[str, ...], allow_empty_secondaries: bool,
            bounds: bool, out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
-    """Publish a safe aggregate table (primary and secondary cell suppression).
+    """Publish counts or sums by group that reveal no small group or dominant contributor (cell suppression).
 
     Count (or, with --sum, total) the rows of a table by its dimensions, with totals, and
     suppress every cell a primary rule flags (too few rows; with --sum and --contributor the
