@@ -160,3 +160,23 @@ def test_each_method_says_first_in_plain_words_what_it_protects(name):
     plain, _, named = first.partition("(")
     assert plain and not any(word in plain for word in JARGON), first
     assert any(word in named for word in JARGON), first
+
+
+def test_each_method_summary_opens_with_what_it_protects_against(tmp_path, capsys):
+    """A method's summary opens with one plain sentence on what it protects against, the paper's
+    notation after (issue 36); a real kanon run shows it as its first line."""
+    from anonsql.features.job import FeaturesReport
+    from anonsql.kanon.job import KanonReport
+    from anonsql.nbc.job import PublishReport
+    from anonsql.protect.job import ProtectReport
+    from anonsql.tables.job import TablesReport
+
+    for report in (KanonReport, ProtectReport, PublishReport, FeaturesReport, TablesReport):
+        plain, _, named = report.PROTECTS.partition("(")
+        assert plain and not any(word in plain for word in JARGON), report.PROTECTS
+        assert any(word in named for word in JARGON), report.PROTECTS
+    db = str(tmp_path / "d.duckdb")
+    assert main(["dataset", "adult-kh", "--db", db, "--table", "a", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["kanon", "--db", db, "--table", "a", "--qi", "age,sex", "--k", "5", "--out", "a5", "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "protects against: " + KanonReport.PROTECTS

@@ -107,6 +107,10 @@ class CheckReport(Report):
 class PublishReport(Report):
     """Published rho-safe (or r-close) NBC-equivalent counts, and how they were made."""
 
+    PROTECTS: ClassVar[str] = ("naive Bayes counts sharpening a guess of anyone's class beyond a bound, while "
+                               "training the same classifier (rho-safe, NBC-equivalent views; Mozafari & Zaniolo "
+                               "2009)")
+
     out_class: str
     out_attr: str
     out_rows: str | None = None  # --synthetic: a table whose NBC views equal the published counts
