@@ -9,7 +9,7 @@ from . import options
 from .app import Command
 
 
-@click.command(cls=Command, epilog="example: anonsql cleanup --db demo.duckdb")
+@click.command(cls=Command, epilog="example: anonsql cleanup --db 'spark:local[2]?warehouse=/data/wh'")
 @options.common(with_table=False)
 def cleanup(db: str, as_json: bool, quiet: bool, report_file: str | None) -> int:
     """Put right what killed runs left in a Spark catalog, in every schema.
