@@ -8,6 +8,7 @@ names are user errors that list what exists.
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -72,13 +73,16 @@ class Table:
         return [c.name for c in self.columns]
 
     def column(self, name: str) -> Column:
-        """The column a user-typed name refers to (exact match, else unique case-insensitive)."""
+        """The column a user-typed name refers to: exact match, else the unique one equal up to
+        case, then up to Unicode normalization (NFC: an 'é' typed as one code point matches one
+        stored as 'e' + a combining accent, which print alike), then up to both."""
         for c in self.columns:
             if c.name == name:
                 return c
-        folded = [c for c in self.columns if c.name.lower() == name.lower()]
-        if len(folded) == 1:
-            return folded[0]
+        for same in (str.lower, _nfc, lambda s: _nfc(s).lower()):
+            matches = [c for c in self.columns if same(c.name) == same(name)]
+            if len(matches) == 1:
+                return matches[0]
         listing = ", ".join(self.column_names)
         raise AnonsqlError(f"unknown column '{name}' in table {self}; its columns: {listing}")
 
@@ -92,6 +96,10 @@ class Table:
 
     def __str__(self) -> str:
         return f"{self.schema}.{self.name}" if self.qualified else self.name
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
 
 
 def find_table(engine: Engine, name: str | sql.TableName) -> Table | None:

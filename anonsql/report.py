@@ -58,6 +58,8 @@ class Report:
     #: Fields that hold row-level facts (a changed row's key, a cell's original value): kept out
     #: of every public artefact by `public_dict()`.
     PRIVATE: ClassVar[tuple[str, ...]] = ()
+    #: A method's report: what it protects against, in plain words, the summary's first line.
+    PROTECTS: ClassVar[str] = ""
 
     table: str
     out: str | None = None
@@ -126,7 +128,7 @@ class Report:
 
     def summary(self) -> str:
         """Text for people: the job's lines, then what proved it, the notes and the timings."""
-        lines = self.lines()
+        lines = ([f"protects against: {self.PROTECTS}"] if self.PROTECTS else []) + self.lines()
         lines += [f"  check: {c.name} {'holds' if c.passed else 'FAILS'}" + (f", {c.detail}" if c.detail else "")
                   + (f" (sql/{c.query}.sql)" if c.query else "") for c in self.checks]
         lines += [f"  WARNING: {w}" for w in self.warnings]

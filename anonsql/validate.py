@@ -137,14 +137,20 @@ def output_file(path: str | None, what: str) -> str | None:
     return path
 
 
-def column_pairs(spec: Mapping[str, Any] | str | None) -> list[tuple[str, str]]:
-    """'a=1, b = x' (or a mapping) as (column, value) text pairs, blanks trimmed.
+def column_pairs(spec: Mapping[str, Any] | str | None, what: str = "COLUMN=VALUE list",
+                 example: str = "zip=text") -> list[tuple[str, str]]:
+    """'a=1, b = x' (or a mapping) as (column, value) text pairs, blanks trimmed; an item without
+    '=' is one error naming `what` and an `example` (a bare 'Diabetes' is no column and no value).
 
     >>> column_pairs("zip=text, born = date")
     [('zip', 'text'), ('born', 'date')]
     """
     if not spec:
         return []
+    if not isinstance(spec, Mapping):
+        for item in spec.split(","):
+            if item.strip() and "=" not in item:
+                raise AnonsqlError(f"bad {what} {item.strip()!r}: give COLUMN=VALUE (no '=' in it), e.g. {example}")
     pairs = spec.items() if isinstance(spec, Mapping) else (
         item.rpartition("=")[::2] for item in spec.split(",") if item.strip())
     return [(str(column).strip(), str(value).strip()) for column, value in pairs]

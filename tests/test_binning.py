@@ -30,6 +30,8 @@ def test_width_and_quantile_bins(db, engine, make_table):
     (["age=width:0"], "bad bin spec"),
     (["age=widths:5"], "bad bin spec"),
     (["nope=width:5"], "unknown column 'nope'"),
+    (["age=month"], "column 'age' is integer: a month bin needs a date or timestamp column"),
+    (["age=month:2"], "bad bin spec"),
     ([], "nothing to bin"),
 ])
 def test_bad_specs(db, engine, make_table, specs, match):
@@ -69,3 +71,21 @@ def test_dates_bin_by_days(tmp_path, db, engine):
     assert r.bins["born"] == ["[2019-12-26,2020-01-02)", "[2020-01-09,2020-01-16)", "[2020-01-16,2020-01-23)", None]
     r = anonsql.bin_columns(db, "d", ["born=quantiles:2"], "q")
     assert r.bins["born"] == ["[2020-01-01,2020-01-20)", "[2020-01-20,2020-01-20]", None]
+
+
+def test_dates_and_timestamps_bin_by_calendar_periods(tmp_path, db, engine):
+    """week (from Monday), month, quarter, year on a date, a timestamp and a timestamp with a
+    time zone (issue 36: bin refused timestamps and cut dates in day widths from 1970 only)."""
+    path = tmp_path / "c.csv"
+    path.write_text("day,at,utc\n2024-02-29,2024-02-29 23:59:59,2024-02-29T23:59:59Z\n"
+                    "2024-11-04,2024-11-04 00:00:00,2024-11-04T00:00:00+00:00\n,,\n")
+    assert anonsql.load_csv(db, str(path), "c").columns == {"day": "date", "at": "timestamp", "utc": "timestamptz"}
+    expected = {"week": ["[2024-02-26,2024-03-04)", "[2024-11-04,2024-11-11)", None],
+                "month": ["[2024-02-01,2024-03-01)", "[2024-11-01,2024-12-01)", None],
+                "quarter": ["[2024-01-01,2024-04-01)", "[2024-10-01,2025-01-01)", None],
+                "year": ["[2024-01-01,2025-01-01)", None]}
+    for unit, labels in expected.items():
+        r = anonsql.bin_columns(db, "c", [f"day={unit}", f"at={unit}", f"utc={unit}"], f"b_{unit}")
+        assert r.bins == {"day": labels, "at": labels, "utc": labels}, unit
+    assert sorted(table_rows(engine, "b_year"), key=str) == [
+        ("[2024-01-01,2025-01-01)",) * 3, ("[2024-01-01,2025-01-01)",) * 3, (None, None, None)]

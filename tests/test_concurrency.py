@@ -75,3 +75,25 @@ def test_a_concurrent_insert_waits_until_the_run_commits(pg, monkeypatch):
         assert check.fetch_all("SELECT COUNT(*) FROM t") == [(9,)]
     finally:
         check.close()
+
+
+def test_a_duckdb_file_held_by_another_process_says_so(tmp_path, capsys):
+    """DuckDB's lock error advised a `-readonly` flag anonsql has not (issue 36): now one line
+    saying the file is in use by another process, with its PID, and to retry when it ends."""
+    from anonsql.cli import main
+
+    db = tmp_path / "held.duckdb"
+    connect(str(db), create=True).close()
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+                               "print('holding', flush=True); time.sleep(60)", str(db)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+        code = main(["show", "--db", str(db), "--table", "t"])
+        err = capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"cannot open DuckDB database {db}: the file is in use by another process (" in err
+    assert f", PID {holder.pid}); retry when that process has ended" in err and "readonly" not in err

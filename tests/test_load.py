@@ -129,3 +129,32 @@ def test_open_connections_are_accepted_and_left_open(tmp_path, db):
     con.close()
     with pytest.raises(AnonsqlError, match="db must be a DuckDB path"):
         anonsql.profile(42, "t")
+
+
+def test_zoned_timestamps_load_as_timestamptz(tmp_path, db, engine):
+    """ISO timestamps ending in Z or an offset keep their instant (issue 36: they loaded as text)."""
+    path = write(tmp_path, "z.csv", "z,plus,mixed\n2024-03-01T10:00:00Z,2024-03-01 12:00:00+02:00,2024-03-01\n"
+                                    "2024-03-02T00:30:00.5Z,2024-03-02T00:30:00.5+00:00,2024-03-01T10:00:00Z\n")
+    result = anonsql.load_csv(db, path, "z")
+    assert result.columns == {"z": "timestamptz", "plus": "timestamptz", "mixed": "text"}
+    rows = table_rows(engine, "z")
+    assert [r[0] for r in rows] == [r[1] for r in rows]  # the same instants, spelled two ways
+    assert rows[0][0].utcoffset() is not None and rows[0][0].timestamp() == 1709287200.0
+    assert "with time zone" in catalog.get_table(engine, "z").column("z").data_type.lower() or \
+        "timestamptz" in catalog.get_table(engine, "z").column("z").data_type.lower()
+
+
+def test_a_date_type_on_times_of_day_refuses_unless_told_to_truncate(tmp_path, db, engine):
+    """--types x=date silently dropped a time of day (issue 36): now one error line, nothing
+    created; x=date:truncate drops it as asked; midnight is no time of day."""
+    path = write(tmp_path, "t.csv", "at,day\n2024-03-01 10:30,2024-03-01 00:00:00\n2024-03-02,2024-03-02\n")
+    with pytest.raises(AnonsqlError, match=r"^--types at=date: 1 value\(s\) of column 'at' hold a time of day.*"
+                                           r"at=timestamp to keep it, or at=date:truncate to drop it$"):
+        anonsql.load_csv(db, path, "t", types="at=date")
+    assert catalog.find_table(engine, "t") is None
+    result = anonsql.load_csv(db, path, "t", types="at=date:truncate,day=date")
+    assert result.columns == {"at": "date", "day": "date"}
+    assert [(str(a), str(d)) for a, d in table_rows(engine, "t")] == [("2024-03-01", "2024-03-01"),
+                                                                      ("2024-03-02", "2024-03-02")]
+    with pytest.raises(AnonsqlError, match="bad type for 'at': 'integer:truncate'"):
+        anonsql.load_csv(db, path, "u", types="at=integer:truncate")

@@ -81,3 +81,22 @@ def test_columns_named_like_every_internal_alias(db, make_table):
     assert anonsql.select_features(db, "b", "c", 2, key="k", out="b_f").ok
     assert anonsql.containment(db, "b", class_column="c", key="k").ac >= 1
     assert anonsql.k_anonymize(db, "t", qi, "c", 2, in_place=True).ok
+
+
+def test_a_column_stored_in_nfd_is_found_typed_in_nfc(db, engine, make_table, capsys):
+    """A column spelled in Unicode NFD ('e' + combining accent, as macOS file names and some
+    exports write it) typed in NFC was 'unknown' in a message listing a name that looked the same
+    (issue 36): names now match up to NFC, then up to NFC and case."""
+    import unicodedata
+
+    from anonsql.cli import main
+
+    stored = unicodedata.normalize("NFD", "Género")
+    typed = unicodedata.normalize("NFC", "Género")
+    assert stored != typed
+    make_table("t", {"id": [1, 2, 3, 4], stored: ["f", "f", "m", "m"], "cls": ["y", "n", "y", "n"]})
+    table = catalog.get_table(engine, "t")
+    assert table.column(typed).name == stored and table.column(typed.upper()).name == stored
+    assert anonsql.check(db, "t", [typed], k=2).ok
+    assert main(["check", "--db", db, "--table", "t", "--qi", typed.lower(), "--k", "3"]) == 1
+    assert "Traceback" not in capsys.readouterr().err

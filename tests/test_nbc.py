@@ -1,5 +1,6 @@
 """Mozafari & Zaniolo (2009): golden examples, property tests, and the SQL job on both engines."""
 
+import dataclasses
 import json
 from decimal import Decimal
 from fractions import Fraction
@@ -444,7 +445,9 @@ def test_cli_views_check_publish_verify_breach(db, engine, make_table, capsys):
                       "sal": ["70K"] * 5 + ["50K"] * 2})
     base = ["--db", db, "--table", "t1", "--class", "sal", "--attrs", "adr,age"]
     assert cli.main(["nbc", "views", *base]) == 0
-    assert "makes the raw views safe (rho, Corollary 4): 16" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "raw counts: seeing them can raise an attacker's odds on a person's class by up to 16 times, so they are " \
+           "safe to publish as they are only for --rho >= 16 (smallest rho of Corollary 4, exactly 16)" in out
     assert cli.main(["nbc", "check", *base, "--rho", "2"]) == 1
     assert cli.main(["nbc", "publish", *base, "--rho", "2", "--out", "p"]) == 0
     assert "published p_class and p_attr" in capsys.readouterr().out
@@ -604,3 +607,18 @@ def test_the_documented_sql_classifies_like_the_nbc(db, engine, make_table):
         best = engine.fetch_all(query)[0][0]
         wins = "50K" if eq.exact_gt(view, tau, 0, 1) else "70K"
         assert best == wins
+
+
+def test_views_speak_plain_words_first():
+    """rho printed as 14776336/6561 (issue 36): now its decimal and what it means come first, the
+    paper's notation after; a zero count says what it lets an attacker do."""
+    report = nbc_job.ViewsReport(table="t", class_column="c", attrs=["a"], classes=["x", "y"], rows=10,
+                                 P={"x": 4, "y": 6}, domain_sizes={"a": 2}, null_cells={"a": 0}, zero_counts=0,
+                                 smallest_rho=14776336 / 6561, smallest_rho_exact="14776336/6561", k_sind=4)
+    lines = report.lines()
+    plain = next(line for line in lines if line.startswith("raw counts:"))
+    assert "by up to 2,252 times" in plain and "only for --rho >= 2,252" in plain
+    assert plain.index("2,252") < plain.index("Corollary 4") < plain.index("exactly 14776336/6561")
+    assert lines[-1].startswith("indistinguishability: 4, the rows of the smallest class")
+    zero = dataclasses.replace(report, zero_counts=1, smallest_rho=None, smallest_rho_exact=None)
+    assert "raw counts: a count of zero lets an attacker rule a class out" in "\n".join(zero.lines())

@@ -219,6 +219,65 @@ def test_spec_errors(tmp_path, change, expected):
     assert expected in _error(SMALL.replace("{gate}", "").replace(*change), tmp_path)
 
 
+def _line(text: str, wanted: str) -> int:
+    return text.splitlines().index(wanted) + 1
+
+
+def test_spec_errors_always_name_file_and_line(tmp_path):
+    """Every spec error starts `file:line:` (issue 36): a syntax error at tomllib's line, a missing
+    section or step at line 1 (the file as a whole)."""
+    text = SMALL.replace("{gate}", "").replace("[gates]", "[gates\n")
+    assert _error(text, tmp_path).startswith(f"{tmp_path / 'bad.toml'}:{_line(text, '[gates')}: not valid TOML: ")
+    assert _error('[source]\ntable = "t"\n', tmp_path).startswith(f"{tmp_path / 'bad.toml'}:1: no [[steps]]")
+
+
+def test_protect_rows_are_keys_in_a_stewards_words(tmp_path):
+    """rows are the protected rows' key values: the spec said they 'must be a list of column
+    names' (issue 36), and never echoes them (they name confidential rows)."""
+    step = '[[steps]]\nkind = "protect"\ntarget = "disease"\nrows = {bad}\nout = "p"\n'
+    text = SMALL.replace("{gate}", "").replace("[gates]", step.format(bad="[[5600001]]") + "\n[gates]")
+    message = _error(text, tmp_path)
+    assert message.startswith(f"{tmp_path / 'bad.toml'}:{_line(text, 'rows = [[5600001]]')}: step 3 (protect) rows "
+                              "must be the key values of the rows to protect (the key column's values, not column "
+                              "names), e.g. rows = [2, 7]"), message
+    assert "5600001" not in message and "column names (or" not in message
+    good = SMALL.replace("{gate}", "").replace("[gates]", step.format(bad="[2, 7]") + "\n[gates]")
+    (tmp_path / "good.toml").write_text(good)
+    assert spec_mod.load(tmp_path / "good.toml").steps[2].options["rows"] == ["2", "7"]
+
+
+@pytest.mark.parametrize("section, line, column", [
+    ("[source]", 'qi = ["zip", "age"]', "zipp"), ("[source]", 'class = "disease"', "diseas"),
+    ("[source]", 'key = "id"', "idd"),
+])
+def test_an_unknown_column_in_source_names_file_and_line(engine, db, people, tmp_path, capsys, section, line,
+                                                         column):
+    """A bad column in [source] named neither file nor line (issue 36): now one error line,
+    `file:line: unknown column ... its columns: ...`, exit 2, nothing changed."""
+    bad = line.replace(line.split('"')[1], column)
+    text = SMALL.replace("{gate}", "").replace(line, bad)
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    before = _tables(engine)
+    for command in ("plan", "run"):
+        code, out, err = _cli(capsys, "release", command, str(path), "--db", db, "--quiet")
+        assert code == 2 and err.count("\n") == 1, err
+        assert f"error: {path}:{_line(text, bad)}: unknown column '{column}' in table " in err and "its columns:" in err
+    assert _tables(engine) == before
+
+
+def test_a_failing_step_names_its_entry(engine, db, people, tmp_path, capsys):
+    """A step's bad option found against the database (a bin of a missing column) names the line
+    of its [[steps]] entry."""
+    text = SMALL.replace("{gate}", "").replace('kind = "drop"\ncolumns = ["name"]',
+                                               'kind = "bin"\ncolumns = {weight = "width:10"}')
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    code, _, err = _cli(capsys, "release", "run", str(path), "--db", db, "--quiet")
+    assert code == 2 and f"error: {path}:{_line(text, '[[steps]]')}: unknown column 'weight'" in err, err
+    assert _tables(engine) == ["people"]
+
+
 def test_page_without_matplotlib_says_so(engine, people, tmp_path, monkeypatch):
     report = anonsql.release_run(_spec(tmp_path, "max_suppressed = 1"), engine)
     real_import = builtins.__import__

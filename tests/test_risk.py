@@ -63,6 +63,10 @@ def test_check_cli_exit_codes(capsys, db, make_table):
     (dict(l_diversity="s=0"), "bad --l-diversity s=0"),
     (dict(l_diversity="s=2,s=3"), "bad --l-diversity s=3"),
     (dict(t_closeness="nope=0.1"), "unknown column 'nope'"),
+    # a bare value where COLUMN=L belongs said `bad --l-diversity ?=Diabetes` (issue 36)
+    (dict(l_diversity="Diabetes"), r"^bad --l-diversity 'Diabetes': give COLUMN=VALUE \(no '=' in it\), "
+                                   r"e\.g\. diagnosis=2 \(every class holds at least 2 distinct diagnoses\)$"),
+    (dict(t_closeness="s=0.2, income"), r"^bad --t-closeness 'income': give COLUMN=VALUE"),
     (dict(risk_threshold=-1), "risk threshold must be a finite number >= 0"),
 ])
 def test_bad_risk_input(db, make_table, kwargs, match):

@@ -11,13 +11,14 @@ from .app import Command
 
 
 @click.command(cls=Command,
-               epilog="example: anonsql load fixtures/adult.csv.gz --db demo.duckdb --table adult --na '?'")
+               epilog="example: anonsql load fixtures/adult.csv.gz --db demo.duckdb --table adult_raw --na '?'")
 @click.argument("csv", type=click.Path(dir_okay=False))
 @options.common(with_table=False)
 @options.table(help="name of the table to create (name or schema.name)")
 @click.option("--na", multiple=True, metavar="MARKER", help="a value meaning missing, e.g. '?' (repeatable)")
 @click.option("--types", metavar="COL=TYPE,...",
-              help="set column types (integer, float, date, timestamp, boolean, text), e.g. zip=text")
+              help="set column types (integer, float, date, timestamp, timestamptz, boolean, text; "
+                   "date:truncate: a date, dropping a time of day, which date refuses), e.g. zip=text")
 @click.option("--delimiter", metavar="CHAR", help="the field separator (default: the one of , ; TAB | "
               "found most often in the header line; \\t for a tab)")
 @click.option("--encoding", metavar="NAME", default="utf-8", show_default=True,
@@ -29,8 +30,10 @@ def load(csv: str, db: str, as_json: bool, quiet: bool, report_file: str | None,
 
     Fields are trimmed; empty fields and --na markers become NULL. Types come from the values:
     whole numbers that fit BIGINT without a leading zero become integer (ZIP 01548 and long codes
-    stay text), numbers float, ISO dates date, ISO timestamps timestamp, the rest text; --types
-    overrides. Ragged rows, undecodable bytes and NUL bytes are an error; nothing is created.
+    stay text), numbers float, ISO dates date, ISO timestamps timestamp, ISO timestamps ending in a
+    time zone (Z, +00:00) timestamptz, the rest text; --types overrides (x=date refuses values with
+    a time of day; x=date:truncate drops it). Ragged rows, undecodable bytes and NUL bytes are an
+    error; nothing is created.
     """
     return options.finish(api.load_csv(db, csv, table, na=na, types=types, delimiter=delimiter,
                                        encoding=encoding, replace=replace), as_json, report_file)
@@ -106,18 +109,22 @@ def check(db: str, table: str, as_json: bool, quiet: bool, report_file: str | No
 @click.command("bin", cls=Command, epilog="example: anonsql bin --db demo.duckdb --table adult_raw "
                "--bin age=width:5 --bin fnlwgt=quantiles:10 --out adult_binned")
 @options.common()
-@click.option("--bin", "specs", multiple=True, required=True, metavar="COLUMN=width:W|quantiles:Q",
-              help="a column and its binning (repeatable)")
+@click.option("--bin", "specs", multiple=True, required=True,
+              metavar="COLUMN=width:W|quantiles:Q|week|month|quarter|year",
+              help="a column and its binning (repeatable); week, month, quarter, year: a date's or timestamp's "
+                   "calendar period")
 @click.option("--out", required=True, help="the new table")
 @options.replace("the output table")
 @options.emit_sql
 def bin_(db: str, table: str, as_json: bool, quiet: bool, report_file: str | None, specs: tuple[str, ...], out: str,
          replace: bool, emit_sql: str | None, dry_run: bool) -> int:
-    """Bin numeric columns into ranges (by width or quantiles) in a new table.
+    """Bin numeric, date or timestamp columns into ranges (width, quantiles, calendar) in a new table.
 
-    A near-unique column (exact age, income) can then serve as a quasi-identifier. width:W gives
-    '[lo,hi)' ranges of whole-number width W; quantiles:Q gives about Q ranges of equal row
-    counts, cut at the column's own values. NULL stays NULL; other columns are copied unchanged.
+    A near-unique column (exact age, income, admission date) can then serve as a quasi-identifier.
+    width:W gives '[lo,hi)' ranges of whole-number width W (days for a date); quantiles:Q gives
+    about Q ranges of equal row counts, cut at the column's own values; week (from Monday), month,
+    quarter and year give a date's or timestamp's period as '[first day,next first day)'. NULL
+    stays NULL; other columns are copied unchanged.
     """
     result = api.bin_columns(db, table, list(specs), out, replace=replace, emit_sql=emit_sql,
                              execute=options.execute(dry_run, emit_sql))

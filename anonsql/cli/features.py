@@ -12,7 +12,7 @@ from .app import Command
 _ATTRS_HELP = "comma-separated feature columns (default: all but --key and --class)"
 
 
-@click.command(cls=Command, epilog="example: anonsql binarize --db demo.duckdb --table adult --class income "
+@click.command(cls=Command, epilog="example: anonsql binarize --db demo.duckdb --table adult_raw --class income "
                "--spec benchmarks/adult_bins.toml --out adult_bin")
 @options.common()
 @click.option("--spec", required=True, type=click.Path(dir_okay=False), metavar="FILE",
@@ -66,7 +66,7 @@ def features(db: str, table: str, as_json: bool, class_column: str, k: int, meth
              top_r: int, key: str | None, attrs: str | None, items: str | None, item_column: str | None,
              out: str | None, replace: bool, view: bool, emit_sql: str | None, dry_run: bool,
              report_file: str | None, quiet: bool) -> int:
-    """Publish the columns that keep the class signal under k-AC (Zhang et al. 2017).
+    """Publish 0/1 features so that every row's 1s are 1s in at least k rows (k-AC; Zhang et al. 2017).
 
     Selects 0/1 feature columns so that every row's set of 1-columns is contained in those of
     at least k-1 other rows (k-anonymity by containment), keeping the columns that separate the
@@ -88,7 +88,7 @@ def features(db: str, table: str, as_json: bool, class_column: str, k: int, meth
 @click.option("--attrs", metavar="COLUMNS", help=_ATTRS_HELP)
 def ac(db: str, table: str, as_json: bool, quiet: bool, class_column: str | None, key: str | None, attrs: str | None,
        report_file: str | None) -> int:
-    """AC(D): the k for which a 0/1 table is k-anonymous by containment.
+    """How well 0/1 rows hide: the fewest rows holding some row's 1s (AC(D), k-anonymity by containment).
 
     Computes, in SQL, each row's containment support AC(e) (the rows whose 1-columns include its
     own) and AC(D), their minimum; with --class also DistCnt and HamDist. Reads only.

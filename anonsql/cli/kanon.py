@@ -19,8 +19,8 @@ _EPILOG = (
     "  pseudonyms (key from --key-file or $ANONSQL_PSEUDONYM_KEY, never stored or printed).\n\n"
     "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,workclass,education,"
     "marital_status,occupation,race,sex,native_country --class income --k 10 --cost mar --seed 0 --out adult_k10\n\n"
-    "\b\nexample: ANONSQL_PSEUDONYM_KEY=$(cat secret.key) anonsql kanon --db demo.duckdb --table patients "
-    "--qi zip,birth_year,sex --k 5 --pseudonymize patient_id --drop admit_date --changes patients_changes\n\n"
+    "\b\nexample: anonsql kanon --db demo.duckdb --table adult --qi age,education,race,sex --k 5 --drop id "
+    "--changes adult_k5_changes --out adult_k5\n\n"
     "\b\nattribute disclosure: --l-diversity, --entropy-l, --recursive-cl and --t-closeness are constraints of the\n"
     "  same loop (merges go on until every class meets k and each model; a NULL sensitive value counts as a\n"
     "  value of its own), re-checked by SQL on the output.\n"
@@ -63,7 +63,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
           t_closeness: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
-    """k-anonymize by bottom-up cell suppression (Kameya & Hayashi 2016).
+    """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
 
     Make a table k-anonymous over its quasi-identifiers by blanking (NULL) as few and as
     harmless cells as possible: distinct (QI, class) tuples are merged within their class,

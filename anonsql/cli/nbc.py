@@ -14,7 +14,7 @@ from .app import Group
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_EXAMPLE = "--db demo.duckdb --table adult --class income --attrs age,education_num,hours_per_week"
+_EXAMPLE = "--db demo.duckdb --table adult_raw --class income --attrs age,education_num,hours_per_week"
 
 
 def _views_options(f: F) -> F:
@@ -29,7 +29,8 @@ def _views_options(f: F) -> F:
 
 @click.group(cls=Group)
 def nbc() -> None:
-    """Publish naive Bayes views that are provably safe (Mozafari & Zaniolo 2009).
+    """Publish naive Bayes counts that sharpen no guess of anyone's class beyond a bound rho
+    (rho-safe views; Mozafari & Zaniolo 2009).
 
     The NBC-enabling views (P_c, N^i_{t,c}): check Corollary 4, publish a rho-safe
     NBC-equivalent version (SafetyTransform, or EST for a prior), verify it, or run the
@@ -60,7 +61,8 @@ def check(db: str, table: str, as_json: bool, quiet: bool, report_file: str | No
 
 @nbc.command(short_help="Write rho-safe, NBC-equivalent counts (SafetyTransform or EST)",
              epilog=f"example: anonsql nbc publish {_EXAMPLE} --rho 2 --out adult_nbc\n\n"
-             f"EST: anonsql nbc publish {_EXAMPLE} --prior '<=50K=3,>50K=1' --r 1e20 --out adult_est")
+             "EST: anonsql nbc publish --db demo.duckdb --table adult_raw --class income --attrs sex,race "
+             "--prior '<=50K=3,>50K=1' --r 3 --out adult_est")
 @_views_options
 @click.option("--rho", metavar="RHO", help="amplification ratio rho > 1 (Corollary 4): SafetyTransform")
 @click.option("--prior", metavar="C=W,...",
@@ -105,8 +107,9 @@ def verify(db: str, table: str, as_json: bool, quiet: bool, report_file: str | N
 
 
 @nbc.command(short_help="Tiny tables: the attacker's prior and posterior (Section 4)",
-             epilog="example: anonsql nbc breach --db demo.duckdb --table t1 --class sal --attrs adr,age "
-             "--known adr=W,age=40")
+             epilog="\b\nexample (eight rows: the tool enumerates every possible world):\n"
+             "  anonsql load docs/examples/toy_salaries.csv --db demo.duckdb --table toy\n"
+             "  anonsql nbc breach --db demo.duckdb --table toy --class sal --attrs adr,age --known adr=W,age=40")
 @_views_options
 @click.option("--known", required=True, metavar="A=V,...", help="Bob's quasi-identifier value I_0")
 @click.option("--published", metavar="OUT", help="use these published views instead of the table's")

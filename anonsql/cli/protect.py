@@ -24,8 +24,8 @@ _EPILOG = (
     "  --qi, over the columns holding NULLs if the input is k-anonymous over them (a kanon output).\n\n"
     "\b\nthe summary never prints a confidential value; --show-values prints the hidden cells'\n"
     "  original values (the JSON report and <out>_changes hold them always: keep them private).\n\n"
-    "\b\nexample: anonsql protect --db demo.duckdb --table records --key id --target diagnosis "
-    "--rows 2,7 --method dropp --out records_pub"
+    "\b\nexample: anonsql protect --db demo.duckdb --table adult --key id --target income "
+    "--rows 2,7 --method dropp --out adult_protected"
 )
 
 
@@ -68,7 +68,7 @@ def protect(db: str, table: str, as_json: bool, key: str, target: str | None, ro
             in_place: bool, replace: bool, delete_rows: bool, taxonomy: str | None, drop: str | None,
             pseudonymize: str | None, key_file: str | None, show_values: bool, emit_sql: str | None,
             dry_run: bool, report_file: str | None, quiet: bool) -> int:
-    """Hide confidential cells so that classifiers cannot predict them (Hintoglu 2011).
+    """Hide confidential cells so the rest of the table cannot predict them (inference; Hintoglu 2011).
 
     Hide confidential cells (NULL) and a few more, so that naive Bayes or an ID3 tree trained on
     the rest of the table no longer predict them; the -g methods generalize cells along stored

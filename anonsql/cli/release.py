@@ -13,10 +13,11 @@ from .app import Group
 
 _EPILOG = (
     "\b\nexamples:\n"
-    "  anonsql release plan   examples/release/adult.toml --db demo.duckdb\n"
-    "  anonsql release run    examples/release/adult.toml --db demo.duckdb\n"
-    "  anonsql release verify examples/release/adult.toml --db demo.duckdb\n"
-    "The spec's keys are described in docs/release.md."
+    "  anonsql release plan   examples/release/adult.toml --db adult.duckdb\n"
+    "  anonsql release run    examples/release/adult.toml --db adult.duckdb --replace\n"
+    "  anonsql release verify examples/release/adult.toml --db adult.duckdb\n"
+    "adult.duckdb is prepared as docs/release.md shows (Adult with a row key id); that page\n"
+    "also describes the spec's keys."
 )
 
 _spec = click.argument("spec", type=click.Path(dir_okay=False), metavar="SPEC.toml")

@@ -15,11 +15,11 @@ _EPILOG = (
     "  anonsql tables --db demo.duckdb --table adult --dims education,occupation,race --cube "
     "--min-count 4 --out adult_edu_occ_race\n"
     "  anonsql tables --db demo.duckdb --table adult --tables 'education*race,occupation*race' --out linked\n"
-    "  anonsql taxonomy load --db demo.duckdb --name regions --file regions.toml\n"
-    "  anonsql tables --db demo.duckdb --table firms --dims region,sector --hierarchy region=regions "
-    "--publish 'region=Europe'\n"
-    "  anonsql tables --db demo.duckdb --table adult --dims education,race --sum hours_per_week --contributor id "
-    "--dominance 1,80 --p-percent 15\n"
+    "  anonsql taxonomy load --db demo.duckdb --name races --file docs/examples/race.toml\n"
+    "  anonsql tables --db demo.duckdb --table adult --dims race,sex --hierarchy race=races --publish 'race=White' "
+    "--out race_sex\n"
+    "  anonsql tables --db demo.duckdb --table adult_raw --dims education,race --sum hours_per_week "
+    "--contributor occupation --dominance 1,80 --p-percent 15 --out hours_edu_race\n"
     "  anonsql tables audit --db demo.duckdb --published adult_edu_occ_race"
 )
 
@@ -94,7 +94,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
            ckm_m: float, compare_suppression: bool,
            out: str | None, replace: bool,
            emit_sql: str | None, dry_run: bool, report_file: str | None, quiet: bool) -> int | None:
-    """Publish a safe aggregate table (primary and secondary cell suppression).
+    """Publish counts or sums by group that reveal no small group or dominant contributor (cell suppression).
 
     Count (or, with --sum, total) the rows of a table by its dimensions, with totals, and
     suppress every cell a primary rule flags (too few rows; with --sum and --contributor the

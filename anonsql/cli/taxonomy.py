@@ -20,7 +20,8 @@ def taxonomy() -> None:
     """
 
 
-@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity --file severity.toml")
+@taxonomy.command(epilog="example: anonsql taxonomy load --db demo.duckdb --name severity "
+                  "--file docs/examples/severity.toml")
 @options.common(with_table=False)
 @click.option("--name", required=True, help="the name protect --taxonomy refers to")
 @click.option("--file", "file", metavar="FILE", help="a .toml or .json file with the nested form")

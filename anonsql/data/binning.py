@@ -3,7 +3,8 @@
 Cell suppression on a near-unique column (an exact age, an income) blanks almost all of it;
 binning first keeps most of the information. `width` gives '[lo,hi)' ranges of a whole-number
 width (days for a date column); `quantiles` gives ranges holding about equal numbers of rows,
-cut at actual values. NULL stays NULL; NaN, inf and -inf are labels of their own. The result
+cut at actual values; `week`, `month`, `quarter`, `year` give a date's or a timestamp's calendar
+period, '[first day,next first day)'. NULL stays NULL; NaN, inf and -inf are labels of their own. The result
 is a new table with every other column copied unchanged.
 """
 
@@ -24,21 +25,27 @@ from ..report import Report, save
 from ..rewrite import Script
 from .loading import count_rows
 
+#: Calendar periods a date or timestamp is binned by: DATE_TRUNC's unit -> the period's length.
+CALENDAR = {"week": (7, "DAY"), "month": (1, "MONTH"), "quarter": (3, "MONTH"), "year": (1, "YEAR")}
+
 
 @dataclass(frozen=True)
 class BinSpec:
-    """`column=width:5` or `column=quantiles:10`, as typed on the command line."""
+    """`column=width:5`, `column=quantiles:10` or `column=month` (a calendar period), as typed."""
 
     column: str
     method: str
-    amount: int
+    amount: int = 1
 
     @classmethod
     def parse(cls, text: str) -> BinSpec:
         column, _, rule = text.rpartition("=")
         method, _, amount = rule.partition(":")
+        if column and method in CALENDAR and not amount:
+            return cls(column, method)
         if not column or method not in ("width", "quantiles") or not amount.isdigit() or int(amount) < 1:
-            raise AnonsqlError(f"bad bin spec {text!r}: use COLUMN=width:W or COLUMN=quantiles:Q (whole numbers >= 1)")
+            raise AnonsqlError(f"bad bin spec {text!r}: use COLUMN=width:W or COLUMN=quantiles:Q (whole numbers "
+                               ">= 1), or COLUMN=week|month|quarter|year for a date or timestamp")
         return cls(column, method, int(amount))
 
 
@@ -80,17 +87,25 @@ def bin_columns(engine: Engine, source: Table, specs: Sequence[BinSpec], out: st
         if name in by_column:
             raise AnonsqlError(f"column '{name}' has two --bin specs; give one per column")
         by_column[name] = given
-    for name in by_column:
+    for name, given in by_column.items():
         kind = source.column(name).kind
-        if kind not in (*_NUMERIC, "date"):
+        if given.method in CALENDAR and kind not in ("date", "timestamp"):
+            raise AnonsqlError(f"column '{name}' is {kind}: a {given.method} bin needs a date or timestamp column")
+        if given.method not in CALENDAR and kind not in (*_NUMERIC, "date"):
             raise AnonsqlError(f"column '{name}' is {kind}, binning needs a numeric or date column"
-                               + (" (cast it to a date first)" if kind == "timestamp" else ""))
+                               + (" (or a calendar period: week, month, quarter, year)" if kind == "timestamp"
+                                  else ""))
     target, existing = output_table(engine, source, out, out, replace)
     items: list[Any] = []  # columns and aliased labels (sqlglot types them differently)
     for name in source.column_names:
         spec = by_column.get(name)
         if spec is None:
             items.append(sql.column(name))
+        elif spec.method in CALENDAR:
+            length, unit = CALENDAR[spec.method]
+            label = sql.fragment("data/bin_calendar_label", col=sql.column(name), unit=exp.convert(spec.method),
+                                 step=exp.Interval(this=exp.convert(str(length)), unit=exp.var(unit)))
+            items.append(exp.alias_(label, sql.ident(name)))
         elif spec.method == "width":
             fragment = "data/bin_date_label" if source.column(name).kind == "date" else "data/bin_width_label"
             label = sql.fragment(fragment, col=sql.column(name), width=exp.convert(spec.amount))

@@ -6,9 +6,11 @@ encoding given (default UTF-8; a byte-order mark is dropped), gzip by its magic 
 are trimmed; empty fields and NA markers become NULL. A column's type is read from its values
 by SQL (sql/data/csv_kinds.sql): whole numbers that fit BIGINT without a leading zero become
 integer (so ZIP 01548 and a 20-digit code stay text), numbers float, ISO dates date, ISO
-timestamps timestamp, the rest text; `--types col=TYPE` overrides. Ragged rows, undecodable
-bytes and NUL bytes are one error line. On PostgreSQL the file is read the same way by an
-in-process DuckDB and copied in, so both engines hold the same table.
+timestamps timestamp, ISO timestamps ending in a zone (`Z`, `+00:00`) timestamptz (the instant
+kept), the rest text; `--types col=TYPE` overrides (`date:truncate` to drop a time of day, which
+`date` refuses). Ragged rows, undecodable bytes and NUL bytes are one error line. On PostgreSQL
+the file is read the same way by an in-process DuckDB and copied in, so both engines hold the
+same table.
 """
 
 from __future__ import annotations
@@ -39,11 +41,13 @@ from ..validate import column_pairs
 
 #: The column types a CSV column can take (kind -> SQL type); `--types` names these kinds.
 KINDS = {"integer": "BIGINT", "float": "DOUBLE", "date": "DATE", "timestamp": "TIMESTAMP",
-         "boolean": "BOOLEAN", "text": "TEXT"}
+         "timestamptz": "TIMESTAMPTZ", "boolean": "BOOLEAN", "text": "TEXT"}
 _DELIMITERS = (",", ";", "\t", "|")
 _DUCKDB_ENCODINGS = {"utf-8": "utf-8", "utf-8-sig": "utf-8", "utf-16": "utf-16", "latin-1": "latin-1",
                      "iso8859-1": "latin-1"}
 _BATCH_ROWS = 100_000
+#: `--types x=date:truncate`: the one kind with a qualifier, a date that may drop a time of day.
+TRUNCATE = "date:truncate"
 
 
 @dataclass(kw_only=True)
@@ -51,7 +55,7 @@ class LoadReport(Report):
     """A table created from a CSV or a bundled data set."""
 
     rows: int
-    columns: dict[str, str]  # name -> integer | float | date | timestamp | boolean | text
+    columns: dict[str, str]  # name -> integer | float | date | timestamp | timestamptz | boolean | text
 
     def lines(self) -> list[str]:
         cols = ", ".join(f"{c} ({k})" for c, k in self.columns.items())
@@ -83,13 +87,14 @@ class CsvFormat:
 
 
 def parse_types(types: Mapping[str, str] | str | None) -> dict[str, str]:
-    """'zip=text,age=integer' (or a mapping) -> {column: kind}, kinds checked against KINDS."""
+    """'zip=text,age=integer' (or a mapping) -> {column: kind}, kinds checked against KINDS
+    (and `date:truncate`, a date that may drop a time of day)."""
     result: dict[str, str] = {}
-    for column, kind in column_pairs(types):
+    for column, kind in column_pairs(types, "--types", "zip=text,born=date"):
         kind = kind.lower()
-        if not column or kind not in KINDS:
+        if not column or (kind not in KINDS and kind != TRUNCATE):
             raise AnonsqlError(f"bad type for {column or '?'!r}: {kind!r}; use COLUMN=TYPE with TYPE one of "
-                               + ", ".join(KINDS))
+                               + ", ".join(KINDS) + f" (or {TRUNCATE}: a date, its time of day dropped)")
         if column in result:
             raise AnonsqlError(f"column '{column}' has two --types entries")
         result[column] = kind
@@ -222,17 +227,31 @@ class _Reader:
             raise AnonsqlError(f"--types names a column the CSV lacks: {', '.join(unknown)}; "
                                f"its columns: {', '.join(self.src.header)}")
         override = {c if c in self.src.header else known[c.lower()]: k for c, k in types.items()}
-        kinds = {name: override.get(name, "text") for name in self.src.header}
+        self._refuse_times_of_day([j for j in range(m) if override.get(self.src.header[j]) == "date"])
+        kinds = {name: override.get(name, "text").removesuffix(":truncate") for name in self.src.header}
         look = [j for j in range(m) if self.src.header[j] not in override and values[j] and values[j] == candidates[j]]
         if look:
             shapes = [sql.fragment("data/csv_shape", v=sql.column(self.inner[j])) for j in look]
             row = self.fetch_all("data/csv_kinds", shape=shapes, k=[sql.column(f"k_{i}") for i in range(len(look))])[0]
             for i, j in enumerate(look):
-                integer, number, date, stamp = (int(row[c * len(look) + i]) for c in range(4))
+                integer, number, date, stamp, zoned = (int(row[c * len(look) + i]) for c in range(5))
                 n = int(values[j])
                 kinds[self.src.header[j]] = ("integer" if integer == n else "float" if number == n
-                                             else "date" if date == n else "timestamp" if stamp == n else "text")
+                                             else "date" if date == n else "timestamp" if stamp == n
+                                             else "timestamptz" if zoned == n else "text")
         return kinds, rows
+
+    def _refuse_times_of_day(self, dates: list[int]) -> None:
+        """--types x=date on values with a time of day: one error line (date:truncate drops it)."""
+        if not dates:
+            return
+        timed = self.fetch_all("data/csv_times_of_day", v=[sql.column(self.inner[j]) for j in dates])[0]
+        for j, n in zip(dates, timed):
+            if n:
+                name = self.src.header[j]
+                raise AnonsqlError(f"--types {name}=date: {n:,} value(s) of column '{name}' hold a time of day, "
+                                   f"which a date would drop; use {name}=timestamp to keep it, or "
+                                   f"{name}={TRUNCATE} to drop it")
 
     def typed(self, kinds: Mapping[str, str]) -> list[exp.Expr]:
         """The select items casting each internal column to its kind under the header's name."""

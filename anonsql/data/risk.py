@@ -95,7 +95,9 @@ def parse_limits(spec: Mapping[str, float] | str | None, what: str, *, whole: bo
     {'diagnosis': 3}
     """
     limits: dict[str, float] = {}
-    for column, raw in column_pairs(spec):
+    example = "diagnosis=2 (every class holds at least 2 distinct diagnoses)" if whole else \
+        "diagnosis=0.3 (each class's diagnoses within distance 0.3 of the whole table's)"
+    for column, raw in column_pairs(spec, what, example):
         try:
             value = int(raw) if whole else float(raw)
         except ValueError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -37,6 +38,22 @@ _LOADABLE = (".csv", ".tsv", ".txt", ".gz")
 _REBUILD = "__anonsql_rebuild"
 
 
+def _in_use(message: str) -> str | None:
+    """DuckDB's lock error in a steward's words (it advises a -readonly flag of its own CLI, which
+    anonsql has not): the file is in use by another process, named with its PID when DuckDB gives
+    it, and what to do. None for any other error.
+
+    >>> _in_use('IO Error: Could not set lock on file "d.duckdb": Conflicting lock is held in /usr/bin/python3 '
+    ...         '(PID 4242). See also https://duckdb.org/docs/current/connect/concurrency')
+    'the file is in use by another process (/usr/bin/python3, PID 4242); retry when that process has ended'
+    """
+    if "Could not set lock on file" not in message:
+        return None
+    held = re.search(r"held in (.+?) \(PID (\d+)\)", message)
+    who = f" ({held.group(1)}, PID {held.group(2)})" if held else ""
+    return f"the file is in use by another process{who}; retry when that process has ended"
+
+
 class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; Closing: `with`
     """Runs anonsql's SQL on an embedded DuckDB database."""
 
@@ -67,7 +84,7 @@ class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; 
             # the statistics (kanon's loop, evaluate's trees) does not sit on ~0.2 GB more
             self._con.execute("SET allocator_background_threads = true")
         except duckdb.Error as exc:
-            raise AnonsqlError(f"cannot open DuckDB database {path}: {first_line(exc)}") from None
+            raise AnonsqlError(f"cannot open DuckDB database {path}: {_in_use(str(exc)) or first_line(exc)}") from None
         self.url = path
         self._depth = 0
         self._owned = True

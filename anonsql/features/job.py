@@ -44,6 +44,9 @@ class BinarizeReport(Report):
 class FeaturesReport(Report):
     """`anonsql features`: the published columns and how well they keep the class signal."""
 
+    PROTECTS: ClassVar[str] = ("linking a person by their set of 1-features: every row's 1s are 1s in at least "
+                               "k rows (k-anonymity by containment, k-AC; Zhang et al. 2017)")
+
     materialized: bool
     class_column: str
     classes: list[Any]  # [C_1, C_2]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_dc
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from .stats import cardinality_warnings, gather, output_counts
 @dataclass(kw_only=True)
 class KanonReport(Report):
     """A k-anonymization by cell suppression: the run's parameters and the paper's figures."""
+
+    PROTECTS: ClassVar[str] = ("singling a person out by their quasi-identifiers: every combination of them is "
+                               "shared by at least k rows (k-anonymity by cell suppression; Kameya & Hayashi 2016)")
 
     in_place: bool
     qi: list[str]

@@ -33,7 +33,20 @@ Precedence = Sequence[str] | str | None
 
 
 def _rho_text(rho: Fraction | None) -> str:
-    return "none (a zero count: no rho makes the raw views safe)" if rho is None else str(rho)
+    return ("none (a zero count: no rho makes the raw views safe)" if rho is None
+            else f"{float(rho):,.4g} (exactly {rho})")
+
+
+def _amplification(exact: str | None) -> str:
+    """The smallest rho of Corollary 4 in plain words first: a decimal, what it means, then the
+    exact fraction the paper's condition gives ('14776336/6561' alone told a steward nothing)."""
+    if exact is None:
+        return ("raw counts: a count of zero lets an attacker rule a class out for some values, so no "
+                "amplification ratio makes them safe to publish as they are (rho: none, Corollary 4)")
+    value = float(Fraction(exact))
+    return (f"raw counts: seeing them can raise an attacker's odds on a person's class by up to {value:,.4g} "
+            f"times, so they are safe to publish as they are only for --rho >= {value:,.4g} "
+            f"(smallest rho of Corollary 4, exactly {exact})")
 
 
 # ---- reports ----
@@ -63,9 +76,9 @@ class ViewsReport(Report):
                  "rows per class (P_c): " + ", ".join(f"{k}={v:,}" for k, v in self.P.items()),
                  "values per attribute (|A_i|): " + ", ".join(f"{k}={v}" for k, v in self.domain_sizes.items()),
                  f"zero counts (N^i_(t,c) = 0): {self.zero_counts}",
-                 "smallest amplification ratio that makes the raw views safe (rho, Corollary 4): "
-                 + (self.smallest_rho_exact or _rho_text(None)),
-                 f"indistinguishability level (k-SIND, Lemma 10: min_c P_c): {self.k_sind:,}"]
+                 _amplification(self.smallest_rho_exact),
+                 f"indistinguishability: {self.k_sind:,}, the rows of the smallest class, which a rho-safe "
+                 f"publication of these views keeps (k-SIND, Lemma 10: min_c P_c)"]
         if any(self.null_cells.values()):
             lines.append("NULL cells ignored: " + ", ".join(f"{k}={v:,}" for k, v in self.null_cells.items() if v))
         lines += [f"  {x['attribute']}={x['value']} {x['class']}: {x['count']}" for x in self.N or []]
@@ -81,15 +94,22 @@ class CheckReport(Report):
     amplification: float | None  # the largest ratio (10) bounds; safe iff amplification^n <= rho
 
     def lines(self) -> list[str]:
-        verdict = "satisfy" if self.ok else "do NOT satisfy"
-        least = "none, a zero count" if self.smallest_rho is None else f"{self.smallest_rho:g}"
-        return [f"the views of {self.table} {verdict} the safety condition for rho = {self.rho:g} "
-                f"(condition (10), Corollary 4); smallest rho: {least}"]
+        verdict = "are safe" if self.ok else "are NOT safe"
+        least = ("none: a zero count lets an attacker rule a class out" if self.smallest_rho is None
+                 else f"{self.smallest_rho:,.4g}")
+        return [f"the views of {self.table} {verdict} to publish for rho = {self.rho:g}: seeing them "
+                f"{'raises' if self.ok else 'can raise'} an attacker's odds on a person's class by "
+                f"{'at most' if self.ok else 'more than'} {self.rho:g} times (condition (10), Corollary 4); "
+                f"the smallest safe rho: {least}"]
 
 
 @dataclass(kw_only=True)
 class PublishReport(Report):
     """Published rho-safe (or r-close) NBC-equivalent counts, and how they were made."""
+
+    PROTECTS: ClassVar[str] = ("naive Bayes counts sharpening a guess of anyone's class beyond a bound, while "
+                               "training the same classifier (rho-safe, NBC-equivalent views; Mozafari & Zaniolo "
+                               "2009)")
 
     out_class: str
     out_attr: str

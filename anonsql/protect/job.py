@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -65,6 +65,8 @@ class ProtectReport(Report):
 
     #: Row keys, predictions and original values: never in a public artefact (Report.public_dict).
     PRIVATE = ("cells", "changes")
+    PROTECTS: ClassVar[str] = ("predicting the hidden confidential cells from the rest of their rows with a "
+                               "classifier trained on the table (naive Bayes, ID3; Hintoglu 2011)")
 
     changes_table: str
     in_place: bool

@@ -6,6 +6,8 @@ staged at the end of the transaction and moved into place only after the commit 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..catalog import drop_table, get_table
@@ -56,7 +58,7 @@ def _transaction(engine: Engine, spec: Spec, plan: PlanReport, report: ReleaseRe
         chains = Chains(engine, spec, plan)
         for step in plan.steps:
             say(f"release: step {step.number} ({step.kind}) {step.input} -> {', '.join(step.outputs)}")
-            with report.timed(f"step {step.number} ({step.kind})"):
+            with report.timed(f"step {step.number} ({step.kind})"), _at_step(spec, step.number):
                 result, script = run_step(engine, step, qi=plan.qi, class_column=plan.class_column, key=plan.key,
                                           replace=replace, progress=progress)
             report.steps.append(result)
@@ -79,6 +81,18 @@ def _transaction(engine: Engine, spec: Spec, plan: PlanReport, report: ReleaseRe
         report.warnings += publication.warnings(engine, spec, plan, report.steps)
         with report.timed("staged artefacts"):
             _stage(report, spec)
+
+
+@contextmanager
+def _at_step(spec: Spec, number: int) -> Iterator[None]:
+    """A step's bad input (an unknown column, a wrong option) is an error at its [[steps]] entry's
+    line; database errors and failed checks keep their own words and kinds."""
+    try:
+        yield
+    except AnonsqlError as exc:
+        if type(exc) is not AnonsqlError or str(exc).startswith(str(spec.path)):
+            raise
+        raise AnonsqlError(f"{spec.at('steps', number - 1, None)}: {exc}") from None
 
 
 def _primary(proofs: dict[str, Proof], plan: PlanReport) -> Proof | None:

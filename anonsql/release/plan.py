@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..catalog import find_table, get_table
+from ..catalog import Table, find_table, get_table
 from ..ckm.job import CKM_TABLES
 from ..engine import Engine
 from ..errors import AnonsqlError
@@ -127,8 +127,7 @@ def make_plan(engine: Engine, spec: Spec) -> PlanReport:
     error_baselines = {t: spec.gates.baseline or _recoded(t, row_inputs) or str(src) for t in gate_tables}
     if not qi:
         raise AnonsqlError("no quasi-identifiers: give [source] qi, a kanon step's qi or [gates] qi")
-    for column in [*qi, *(c for c in [class_column, spec.source.key] if c)]:
-        src.column(column)  # no step adds columns: an unknown one is an error naming the table's columns
+    _check_columns(spec, src, kanon, qi, class_column)
     g = spec.gates
     gates = {k: v for k, v in dict(k=g.k, l_diversity=g.l_diversity or None, t_closeness=g.t_closeness or None,
                                    max_risk=g.max_risk, max_suppressed=g.max_suppressed,
@@ -142,6 +141,22 @@ def make_plan(engine: Engine, spec: Spec) -> PlanReport:
                       published=[t for s in planned if s.publish for t in s.main],
                       working=[t for s in planned if not s.publish for t in s.main],
                       private=[t for s in planned for t in s.private])
+
+
+def _check_columns(spec: Spec, src: Table, kanon: Step | None, qi: list[str], class_column: str | None) -> None:
+    """Every column the source, gates or kanon step names is in the table (no step adds columns):
+    an unknown one is one error naming the spec's file and line and the table's columns."""
+    kanon_at = ("steps", kanon.number - 1) if kanon else ("source", None)
+    qi_at = ("gates", None) if spec.gates.qi else kanon_at if kanon and kanon.options.get("qi") else ("source", None)
+    class_at = kanon_at if kanon and kanon.options.get("class") else ("source", None)
+    named = [(c, qi_at, "qi") for c in qi] + [(c, ("source", None), "sensitive") for c in spec.source.sensitive]
+    named += [(class_column, class_at, "class")] if class_column else []
+    named += [(spec.source.key, ("source", None), "key")] if spec.source.key else []
+    for column, (section, index), key in named:
+        try:
+            src.column(column)
+        except AnonsqlError as exc:
+            raise AnonsqlError(f"{spec.at(section, index, key)}: {exc}") from None
 
 
 def _declared(spec: Spec) -> bool:

@@ -1,7 +1,11 @@
 """The release spec (TOML): source, ordered steps, gates and outputs, validated once.
 
 Unknown keys and wrong types are one error naming the file and line (tomllib reports lines for
-syntax errors only, so the line of a key is found in the text). Pure: no database here.
+syntax errors only, so the line of a key is found in the text: the first `key =` inside its
+section's header, or the n-th `[[steps]]` header's entry; a message with no key of its own points
+at its section's header, else at line 1). The spec keeps its text, so errors found later against
+the database (an unknown column in [source], a step that fails) name their line too
+(`Spec.at`). Pure: no database here.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ _TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "number": (_is_number, "a number"),
     "bool": (lambda v: isinstance(v, bool), "true or false"),
     "names": (_is_names, "a list of column names (or one comma-separated string)"),
+    "keys": (lambda v: isinstance(v, str) or (isinstance(v, list) and all(
+        isinstance(x, (str, int)) and not isinstance(x, bool) for x in v)),
+        "the key values of the rows to protect (the key column's values, not column names), e.g. rows = [2, 7] "
+        "or rows = \"2,7\""),
     "str_map": (_is_map(lambda v: isinstance(v, str)), "a table of strings, e.g. {age = \"width:10\"}"),
     "int_map": (_is_map(_is_int), "a table of whole numbers, e.g. {income = 2}"),
     "number_map": (_is_map(_is_number), "a table of numbers, e.g. {income = 0.3}"),
@@ -75,7 +83,7 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
     "kanon": {"qi": "names", "class": "str", "k": "int", "cost": "str", "alpha": "number", "seed": "int",
               "drop": "names", "pseudonymize": "names", "key_file": "str", "l_diversity": "int_map",
               "entropy_l": "number_map", "recursive_cl": "str_map", "t_closeness": "number_map"},
-    "protect": {"key": "str", "method": "str", "target": "str", "rows": "names", "cells": "cells", "attrs": "names",
+    "protect": {"key": "str", "method": "str", "target": "str", "rows": "keys", "cells": "cells", "attrs": "names",
                 "top_k": "int", "seed": "int", "taxonomies": "str_map", "qi": "names", "k": "int"},
     "nbc": {"class": "str", "attrs": "names", "rho": "number_or_str", "prior": "prior", "r": "number_or_str",
             "root": "str", "synthetic": "bool", "precedence": "names"},
@@ -160,9 +168,14 @@ class Spec:
     out_dir: Path
     files: dict[str, str]  # manifest / script / report / changes -> file name (artefact_path places it)
     previous: list[str] = field(default_factory=list)  # safe tables published before: attacked with this release's
+    text: str = field(default="", repr=False, compare=False)  # the file's text, to find lines in (at)
 
     def artefact(self, what: str) -> Path:
         return self.out_dir / artefact_path(what, self.files[what])
+
+    def at(self, section: str | None, index: int | None, key: str | None) -> str:
+        """'file:line' of a key (section, [[steps]] index, key) for an error found after parsing."""
+        return _Where(self.text, self.path).place(section, index, key)
 
 
 def load(path: str | Path) -> Spec:
@@ -179,8 +192,10 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
     """Validate the TOML text of a spec (see docs/release.md for every key)."""
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise AnonsqlError(f"{path}: not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # tomllib says "... (at line N, column C)"
+        at = re.search(r"\s*\(at line (\d+), column \d+\)", str(exc))
+        line, what = (at.group(1), str(exc)[:at.start()]) if at else ("1", str(exc))
+        raise AnonsqlError(f"{path}:{line}: not valid TOML: {what}") from None
     where = _Where(text, path)
     for key, value in data.items():
         if key == "steps":
@@ -228,7 +243,7 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
             raise where.error("outputs", None, what, f"[outputs] {what} must be a plain file name of its own, got "
                               f"{name!r} (the script goes to {PRIVATE_DIR}/ by itself)")
     return Spec(path, sha256, release.get("name", path.stem), release.get("seed", 0), source, steps, g, out_dir,
-                files, names(release.get("previous")))
+                files, names(release.get("previous")), text)
 
 
 def _published(where: _Where, steps: list[Step]) -> list[Step]:
@@ -254,6 +269,8 @@ def _step(where: _Where, index: int, raw: Any, folder: Path) -> Step:
         if key not in raw:
             raise where.error("steps", index, None, f"step {index + 1} ({kind}) needs {key} = ...")
     options = {k: v for k, v in raw.items() if k not in _STEP_COMMON}
+    if isinstance(options.get("rows"), list):  # rows = [2, 7]: key values, compared as text
+        options["rows"] = [str(v) for v in options["rows"]]
     if "key_file" in options:  # files are named relative to the spec
         options["key_file"] = str(folder / options["key_file"])
     return Step(index + 1, kind, raw["out"], raw.get("input"), options, raw.get("publish"))
@@ -286,9 +303,14 @@ class _Where:
                 return no
         return 0
 
+    def place(self, section: str | None, index: int | None, key: str | None) -> str:
+        """'file:line': the key's line, else its section's header, else 1 (the file as a whole)."""
+        no = (self.line(section, index, key) if (section or key) else 0) or \
+            (self.line(section, index, None) if section else 0)
+        return f"{self.path}:{no or 1}"
+
     def error(self, section: str | None, index: int | None, key: str | None, message: str) -> AnonsqlError:
-        no = self.line(section, index, key) if (section or key) else 0
-        return AnonsqlError(f"{self.path}:{no}: {message}" if no else f"{self.path}: {message}")
+        return AnonsqlError(f"{self.place(section, index, key)}: {message}")
 
     def check_keys(self, section: str, index: int | None, table: dict[str, Any], schema: dict[str, str]) -> None:
         what = f"[{section}]" if index is None else f"step {index + 1} ({table.get('kind')})"
@@ -296,5 +318,6 @@ class _Where:
             if key not in schema:
                 raise self.error(section, index, key, f"unknown key '{key}' in {what}; known: {', '.join(schema)}")
             check, expected = _TYPES[schema[key]]
-            if not check(value):
-                raise self.error(section, index, key, f"{what} {key} must be {expected}, got {value!r}")
+            if not check(value):  # rows name confidential rows: their values are not repeated
+                got = f"a {type(value).__name__}" if schema[key] == "keys" else repr(value)
+                raise self.error(section, index, key, f"{what} {key} must be {expected}, got {got}")

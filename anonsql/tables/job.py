@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,9 @@ PRIVATE_AUDIT = "_private_audit"
 @dataclass(kw_only=True)
 class TablesReport(Report):
     """A published aggregate table: its layout, the suppression pattern and the attack's result."""
+
+    PROTECTS: ClassVar[str] = ("reading a small group or a dominant contributor out of published counts or sums, "
+                               "directly or by arithmetic on the totals (primary and secondary cell suppression)")
 
     audit_table: str
     dims: list[str]
