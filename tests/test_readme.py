@@ -17,7 +17,8 @@ from anonsql.cli import main
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 SUITE_ITSELF = {"pip", "ruff", "mypy", "python"}
-CHECK_STYLE = (["check"], ["nbc", "check"], ["nbc", "verify"])
+#: Commands whose exit 1 is a verdict (a check or a gate failed), not an error.
+CHECK_STYLE = (["check"], ["nbc", "check"], ["nbc", "verify"], ["risk"], ["attack"])
 
 
 def blocks(language: str) -> list[str]:

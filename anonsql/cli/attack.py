@@ -14,9 +14,8 @@ _SHARE = click.FloatRange(min=0, max=1)
 
 @click.command(cls=Command, epilog="examples:\n\n\b\n"
                "  anonsql risk --db demo.duckdb --table adult_k10 --qi age,sex,race --sampling-fraction 0.1\n"
-               "  anonsql risk --db demo.duckdb --table sample --qi age,zip --population census "
-               "--max-journalist-risk 0.2\n"
-               "  anonsql risk --db demo.duckdb --table survey --qi age,region --population-weights w")
+               "  anonsql risk --db demo.duckdb --table adult --qi education,race,sex --population adult_raw "
+               "--max-journalist-risk 0.2")
 @options.common()
 @options.qi()
 @click.option("--population", metavar="TABLE", help="the population the table is a sample of (same quasi-identifier "
@@ -82,8 +81,13 @@ def linkage(db: str, published: str, source: str, qi: str, key: str | None, max_
                                              max_linkage_success=max_linkage_success), as_json, report_file, check=True)
 
 
-@attack.command(epilog="example: anonsql attack difference --db demo.duckdb --earlier counts_jan "
-                "--later counts_jan_feb --min-count 3")
+@attack.command(epilog="example: adult-kh's rows, then all of Adult's (the rows with a missing value "
+                "added):\n\n\b\n"
+                "  anonsql tables --db demo.duckdb --table adult --dims education,race --min-count 4 "
+                "--out edu_race_kh\n"
+                "  anonsql tables --db demo.duckdb --table adult_raw --dims education,race --min-count 4 "
+                "--out edu_race_all\n"
+                "  anonsql attack difference --db demo.duckdb --earlier edu_race_kh --later edu_race_all --min-count 4")
 @options.db
 @click.option("--earlier", required=True, metavar="TABLE", help="a safe table published by 'anonsql tables'")
 @click.option("--later", required=True, metavar="TABLE", help="a safe table of the same cells counting the earlier "
