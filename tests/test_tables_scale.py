@@ -8,11 +8,16 @@ import itertools
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import anonsql
+from anonsql.data.loading import write_frame
 from anonsql.tables import Protection, layout, protect
 from anonsql.tables.attack import Attacker
 from anonsql.tables.hypercube import hidden_box
+
+from .conftest import table_rows
 
 SHAPES = [(5, 6), (4, 4, 3), (3, 3, 3, 2)]
 
@@ -95,3 +100,17 @@ def test_the_pattern_is_byte_identical_across_reruns(shape):
         out = protect(grid, reasons, Protection(small=3, integer=True, floor=1.0), cube=True)
         patterns.append((out.status.tobytes(), "\n".join(out.reason).encode()))
     assert patterns[0] == patterns[1]
+
+
+def test_the_job_gives_the_same_private_audit_on_every_run(db, engine):
+    rng = np.random.default_rng(3)
+    counts = 3 + rng.poisson(3, size=(4, 4, 3))
+    counts[rng.random(counts.shape) < 0.15] = 1
+    rows = [(f"a{i}", f"b{j}", f"c{k}") for (i, j, k), n in np.ndenumerate(counts) for _ in range(int(n))]
+    write_frame(engine, pd.DataFrame(rows, columns=["a", "b", "c"]), "people")
+    audits = []
+    for _ in range(2):
+        r = anonsql.safe_table(db, "people", "a,b,c", out="pub", replace=True)
+        assert r.ok and r.statuses["u"] > 0
+        audits.append(sorted(map(repr, table_rows(engine, "pub_private_audit"))))
+    assert audits[0] == audits[1]

@@ -61,6 +61,8 @@ class TablesReport(Report):
     pinned_after_linear: int = 0
     lp_secondaries: int = 0
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
+    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins)
+    certified: int = 0  # primaries a hidden hypercube protects, found without a solver
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
 
@@ -162,6 +164,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
     report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
+    report.integer_unproven, report.certified = outcome.integer_unproven, outcome.certified
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
     say(f"secondary: {report.statuses['x']:,} cells for {report.statuses['u']:,} primaries "
         f"({report.seconds['secondary']:.2f} s)")
