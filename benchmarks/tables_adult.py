@@ -127,7 +127,7 @@ def main() -> None:
                 res[CASES[0]] = run_job(db, "adult", ADULT_DIMS, 4, "adult_cube")
                 res[CASES[0]]["baseline_cells_sql_seconds"] = cells_sql_seconds(db, "adult", ADULT_DIMS)
             for name, frame in large.items():
-                engine = connect(db)
+                engine = connect(db, create=True)
                 write_frame(engine, frame, name, replace=True)
                 engine.close()
                 dims = list(frame.columns)

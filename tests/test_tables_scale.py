@@ -4,7 +4,6 @@ loop must leave no primary exposed and give the same pattern on every run."""
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 
 import numpy as np
@@ -13,23 +12,14 @@ import pytest
 
 import anonsql
 from anonsql.data.loading import write_frame
-from anonsql.tables import Protection, layout, protect
+from anonsql.tables import Protection, protect
 from anonsql.tables.attack import Attacker
 from anonsql.tables.hypercube import hidden_box
 
 from .conftest import table_rows
+from .test_tables import cube_grid
 
 SHAPES = [(5, 6), (4, 4, 3), (3, 3, 3, 2)]
-
-
-def cube_grid(counts: np.ndarray):
-    """The grid of a table with all margins, values summed from the inner counts."""
-    dims = counts.ndim
-    grid = layout(list(counts.shape), [s for r in range(dims, -1, -1) for s in itertools.combinations(range(dims), r)])
-    for i, codes in enumerate(grid.codes):
-        grid.value[i] = counts[tuple(slice(None) if c < 0 else c for c in codes)].sum()
-    grid.freq[:] = grid.value
-    return grid
 
 
 def random_table(shape, seed, small=0.15):
