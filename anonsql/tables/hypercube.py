@@ -25,7 +25,7 @@ import itertools
 
 import numpy as np
 
-from .cells import Grid
+from .cells import TOTAL, Grid
 
 #: Alternatives tried per dimension (the cheapest lines next to the primary).
 NEAREST = 8
@@ -36,12 +36,47 @@ def hypercube(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs:
     """The corners to suppress newly (not yet hidden) of the cheapest feasible hypercube around
     cell `p` without a `barred` corner not yet hidden, or None when no hypercube of existing cells
     protects it; a `preferred` corner (last period's pattern) costs nothing."""
+    boxes = _boxes(grid, p, hidden, barred, needs, floor, preferred)
+    if boxes is None:
+        return None
+    at = boxes[0]
+    cost = np.where(hidden[at], 0, _weight(grid, at, barred & ~hidden, preferred)).sum(axis=1)
+    best = at[int(np.argmin(cost))]
+    return best[~hidden[best]]
+
+
+def hidden_box(grid: Grid, p: int, hidden: np.ndarray, needs: list[tuple[float, float]],
+               floor: float) -> tuple[float, float] | None:
+    """How far cell `p` can move down and up along a feasible hypercube whose corners are ALL
+    `hidden` already (the widest such box), or None when there is none: a certificate, without
+    an LP, that the attacker's interval of `p` holds [value - down, value + up] (over whole
+    numbers too for counts: the shift is then a whole number), so `p` is protected as `needs` ask.
+
+    >>> from .cells import layout
+    >>> g = layout([3, 3], [(0, 1), (0,), (1,), ()])
+    >>> g.value[:9] = [2, 9, 8, 7, 6, 10, 12, 11, 5]
+    >>> hidden = np.zeros(len(g.codes), bool); hidden[[0, 1, 3, 4]] = True
+    >>> hidden_box(g, 0, hidden, [(0.0, 0.0)], 0.0), hidden_box(g, 0, hidden, [(0.0, 8.0)], 0.0)
+    ((2.0, 7.0), None)
+    """
+    boxes = _boxes(grid, p, hidden, np.zeros_like(hidden), needs, floor)
+    if boxes is None:
+        return None
+    at, sinks, rises = boxes
+    inside = hidden[at].all(axis=1)
+    if not inside.any():
+        return None
+    best = int(np.argmax(np.where(inside, sinks + rises, -np.inf)))
+    return float(sinks[best]), float(rises[best])
+
+
+def _boxes(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs: list[tuple[float, float]],
+           floor: float, preferred: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The feasible hypercubes around `p` among the NEAREST alternatives per dimension: their
+    corners (K, 2^D), how far `p` can move down (sinks) and up (rises) along each; None if none."""
     codes = grid.codes[p]
     n = len(codes)
     barred = barred & ~hidden
-    weight = np.where(barred, np.inf, grid.value * (1 + grid.summed))
-    if preferred is not None:
-        weight = np.where(preferred & ~barred, 0.0, weight)
     options = []
     for j, code in enumerate(codes):
         alts = [a for a in range(grid.sizes[j]) if a != code]
@@ -50,7 +85,8 @@ def hypercube(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs:
         at = grid.index(line)
         if (at < 0).any():
             return None
-        options.append(np.array(alts)[np.argsort(np.where(hidden[at], 0, weight[at]), kind="stable")][:NEAREST])
+        options.append(np.array(alts)[np.argsort(np.where(hidden[at], 0, _weight(grid, at, barred, preferred)),
+                                                 kind="stable")][:NEAREST])
     flips = np.array(list(itertools.product([0, 1], repeat=n)), bool)  # which dimensions take the alternative
     sign = np.where((flips & (codes >= 0)).sum(axis=1) % 2 == 0, 1, -1)
     choices = np.array(list(itertools.product(*options)), np.int64)  # (K, D)
@@ -65,7 +101,16 @@ def hypercube(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs:
     feasible &= ~barred[at].any(axis=1)
     if not feasible.any():
         return None
-    cost = np.where(hidden[at], 0, weight[at]).sum(axis=1) + np.where(feasible, 0, np.inf)
-    best = at[int(np.argmin(cost))]
-    return best[~hidden[best]]
+    return at[feasible], sinks[feasible], rises[feasible]
 
+
+def _weight(grid: Grid, at: np.ndarray, barred: np.ndarray, preferred: np.ndarray | None = None) -> np.ndarray:
+    """The cost of suppressing cells `at`: their value, margins weighted up by the dimensions they sum
+    (Grid.summed, of these cells only); a `barred` cell costs infinitely much, a `preferred` one
+    (last period's pattern, --previous) nothing."""
+    codes = grid.codes[at]
+    summed = ((codes == TOTAL) | (codes >= np.array(grid.sizes, np.int64))).sum(axis=-1)
+    weight = np.where(barred[at], np.inf, grid.value[at] * (1 + summed))
+    if preferred is not None:
+        weight = np.where(preferred[at] & ~barred[at], 0.0, weight)
+    return weight

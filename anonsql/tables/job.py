@@ -71,6 +71,8 @@ class TablesReport(Report):
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     previous: str | None = None  # last period's table whose pattern was kept where it could be (--previous)
     pattern_changes: dict[str, int] | None = None  # against it: cells newly suppressed, cells published again
+    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins)
+    certified: int = 0  # primaries a hidden hypercube protects, found without a solver
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
 
@@ -182,6 +184,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     report.suppressed_value_share = float(grid.value[hidden].sum()) / total if total else 0.0
     report.pinned_primary_only, report.linear_secondaries = outcome.pinned_primary_only, outcome.linear_secondaries
     report.exposed_primary_only, report.integer_exposed = outcome.exposed_primary_only, outcome.integer_exposed
+    report.integer_unproven, report.certified = outcome.integer_unproven, outcome.certified
     report.pinned_after_linear, report.lp_secondaries = outcome.pinned_after_linear, outcome.lp_secondaries
     report.union_secondaries, report.redundant = outcome.union_secondaries, outcome.redundant
     if last is not None:
