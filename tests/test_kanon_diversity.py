@@ -281,7 +281,8 @@ def test_release_kanon_step_enforces_l_diversity_on_the_noshow_shape(engine, tmp
 @pytest.mark.usefixtures("noshow")
 def test_release_kanon_step_refuses_an_impossible_model_in_one_line(engine, tmp_path):
     before = _tables(engine)
-    with pytest.raises(AnonsqlError, match=r"^--l-diversity Hipertension=3 cannot be met: the whole table holds "
-                                           r"only 2 distinct Hipertension value\(s\)"):
+    # a release's step errors start file:line: (the step's [[steps]] entry), then the job's own line
+    with pytest.raises(AnonsqlError, match=r"^\S*noshow\.toml:\d+: --l-diversity Hipertension=3 cannot be met: the "
+                                           r"whole table holds only 2 distinct Hipertension value\(s\)"):
         anonsql.release_run(_spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }"), engine)
     assert _tables(engine) == before
