@@ -474,13 +474,14 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                   "scale": StrOptions(lazy(".ckm.rewrite", "SCALES"), label="--ckm-scale"),
                   "m": Interval(float, 0, None, closed="neither", label="--ckm-m"), "replace": bool,
                   "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
-                             None]})
+                             None], "hierarchy": HIERARCHY})
 def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
               tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
               record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
               D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
               contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
-              compare_min_count: int | None = None, out: str | None = None, replace: bool = False,
+              compare_min_count: int | None = None, hierarchy: Mapping[str, str] | str | None = None,
+              out: str | None = None, replace: bool = False,
               progress: Callable[[str], None] | None = None) -> CkmReport:
     """Publish the counts of `table` by `dims` (or the linked `tables`) with their `margins`, each
     perturbed by the cell key method: record keys HMAC-SHA256(K, `record_key`) (K from `key_file` or
@@ -492,15 +493,17 @@ def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = N
     column per cell perturbed by m * s_c * v (s_c the sum of the `top_k` largest contributions of
     `contributor`, default the record key's unit, or with scale 'mean' the mean contribution),
     the count perturbed alongside (column frequency). `compare_min_count` also reports the share
-    of cells suppression with that minimum count would hide."""
+    of cells suppression with that minimum count would hide. `hierarchy` 'dim=taxonomy,...': that
+    dimension's totals are every node of its stored taxonomy (as `safe_table`), each node's count
+    and cell key summed over its leaves' records."""
     from .ckm import entry as _ckm_entry
 
     with _open(db) as engine:
         return _ckm_entry.ckm_table(engine, table, dims, tables=tables, margins=margins, record_key=record_key,
                                     record_key_column=record_key_column, key_file=key_file, D=D, V=V, js=js,
                                     pstay=pstay, measure=measure, contributor=contributor, top_k=top_k, scale=scale,
-                                    m=m, compare_min_count=compare_min_count, out=out, replace=replace,
-                                    progress=progress)
+                                    m=m, compare_min_count=compare_min_count, hierarchy=hierarchy, out=out,
+                                    replace=replace, progress=progress)
 
 
 @validate_params({"D": Interval(int, 1, None, label="--ckm-d"),

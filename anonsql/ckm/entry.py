@@ -5,7 +5,7 @@ and the ptable parameters, then the job (anonsql.ckm.job). Behind `anonsql.ckm_t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .. import sql, validate
 from ..catalog import Table, get_table
@@ -13,7 +13,8 @@ from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Progress
 from ..tables import MARGINS
-from ..tables.spec import Spec, parse_tables
+from ..tables.spec import Spec, parse_assignment, parse_tables
+from ..taxonomy.stats import read_taxonomies
 from .job import CkmReport, run
 from .keys import RecordKeys, record_keys
 from .ptable import KEY_UNITS, Params
@@ -25,8 +26,8 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
               record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
               D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
               contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
-              compare_min_count: int | None = None, out: str | None = None, replace: bool = False,
-              progress: Progress | None = None) -> CkmReport:
+              compare_min_count: int | None = None, hierarchy: Mapping[str, str] | str | None = None,
+              out: str | None = None, replace: bool = False, progress: Progress | None = None) -> CkmReport:
     """See anonsql.api.ckm_table."""
     validate.choice("margins", margins, MARGINS)
     validate.choice("scale", scale, SCALES)
@@ -38,6 +39,7 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
     if compare_min_count is not None:
         compare_min_count = validate.integer(compare_min_count, "compare_min_count", minimum=0)
     keys = record_keys(record_key, record_key_column, key_file)
+    trees = parse_assignment(hierarchy, "--hierarchy") if isinstance(hierarchy, str) else dict(hierarchy or {})
     if (dims is None or not validate.names(dims)) == (tables is None):
         raise AnonsqlError("give the table as --dims a,b,c or linked tables as --tables 'a*b,c*b' (one of them)")
     groups = parse_tables(tables) if isinstance(tables, str) else [list(t) for t in tables] if tables else \
@@ -63,10 +65,22 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
         if missing:
             raise AnonsqlError(f"--record-key column '{keys.column}' is NULL on {missing:,} rows: every record needs a "
                                "unit to derive its key from")
+    trees = {tab.column(d).name: t for d, t in trees.items()}
+    if not set(trees) <= set(names):
+        raise AnonsqlError(f"--hierarchy names {', '.join(sorted(set(trees) - set(names)))}, not a dimension")
+    _check_leaves(engine, tab, trees)
     engine.expect_rows(validate.rows(engine, tab))
-    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who)
+    spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who, hierarchy=trees)
     return run(engine, tab, spec, keys, params, out=out, replace=replace, magnitude=magnitude,
                compare_min_count=compare_min_count, progress=progress)
+
+
+def _check_leaves(engine: Engine, tab: Table, trees: Mapping[str, str]) -> None:
+    """Each --hierarchy dimension's stored taxonomy has totals (a root with children) and every
+    value of the column is one of its leaves (by text), so every row reaches each node above it."""
+    for dim, tree in read_taxonomies(engine, trees).items():
+        rows = engine.fetch_all(*sql.render("tables/domain", engine.dialect, dim=sql.column(dim), src=tab.expr))
+        tree.check_leaves(dim, [label for _, label in rows])
 
 
 def _check_declared(engine: Engine, tab: Table, keys: RecordKeys, kind: str) -> None:

@@ -21,7 +21,7 @@ from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
 from ..report import Progress, Report, silent
 from ..tables.rewrite import check_names
-from ..tables.spec import Spec, parse_tables
+from ..tables.spec import Spec, parse_assignment, parse_tables
 from . import rewrite, verify
 from .keys import RecordKeys
 from .ptable import Params, Ptable, fingerprint, ptable
@@ -44,6 +44,7 @@ class CkmReport(Report):
     dims: list[str]
     tables: list[str]
     margins: str
+    hierarchy: dict[str, str] = field(default_factory=dict)  # dimension -> stored taxonomy whose nodes are its totals
     record_keys: str  # "hmac-sha256" (from a unit key, the key never stored), "column" or "column-units"
     record_key_column: str
     D: int
@@ -68,9 +69,10 @@ class CkmReport(Report):
         u = self.utility
         short = "" if not self.variance_short else \
             f"; variance short of V for counts {', '.join(f'{k} ({v:.3g})' for k, v in self.variance_short.items())}"
+        trees = "".join(f", {d} along taxonomy {t!r}" for d, t in self.hierarchy.items())
         out = [f"{self.table} -> {self.out} (ptable: {self.ptable_table}, spec: {self.spec_table}): "
-               f"{', '.join(self.tables)}, margins {self.margins}; cell key method, record keys {self.record_keys} "
-               f"of {self.record_key_column}",
+               f"{', '.join(self.tables)}, margins {self.margins}{trees}; cell key method, record keys "
+               f"{self.record_keys} of {self.record_key_column}",
                f"  ptable D={self.D} V={self.V:g} js={self.js} pstay={self.pstay if self.pstay is not None else '-'} "
                f"(fingerprint {self.ptable_fingerprint[:16]}){short}"]
         if u:
@@ -109,7 +111,8 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
         if old is not None and not replace:
             raise AnonsqlError(f"table {old} already exists (use --replace to overwrite it)")
     report = CkmReport(table=str(source), out=str(target), ptable_table=str(extra[0]), spec_table=str(extra[1]),
-                       dims=spec.dims, tables=spec.names, margins=spec.margins, record_keys=keys.kind,
+                       dims=spec.dims, tables=spec.names, margins=spec.margins, hierarchy=dict(spec.hierarchy),
+                       record_keys=keys.kind,
                        record_key_column=keys.column, D=params.D, V=params.V, js=params.js, pstay=params.pstay,
                        ptable_fingerprint=table.fingerprint(), variance_short=_short(table))
     if spec.measure:
@@ -151,6 +154,8 @@ def spec_entries(source: Table, spec: Spec, keys: RecordKeys, table: Ptable,
     out = {"method": "ckm", "source": str(source), "tables": ",".join(spec.names), "margins": spec.margins,
            "record_keys": keys.kind, "record_key_column": keys.column, "D": str(p.D), "V": repr(p.V),
            "js": str(p.js), "pstay": "" if p.pstay is None else repr(p.pstay), "fingerprint": table.fingerprint()}
+    if spec.hierarchy:
+        out["hierarchy"] = ",".join(f"{d}={t}" for d, t in spec.hierarchy.items())
     if spec.measure and magnitude is not None:
         out.update(measure=spec.measure, contributor=spec.contributor or "", top_k=str(magnitude.top_k),
                    scale=magnitude.scale, m=repr(magnitude.m))
@@ -170,7 +175,7 @@ def suppressed_share(engine: Engine, source: Table, spec: Spec, min_count: int) 
     from ..tables import job as tables_job
     from ..tables.rules import Rules
 
-    plain = Spec(spec.dims, spec.tables, spec.margins, rules=Rules(min_count))
+    plain = Spec(spec.dims, spec.tables, spec.margins, rules=Rules(min_count), hierarchy=spec.hierarchy)
     return tables_job.run(engine, source, plain, out=f"{source.name}_ckm_comparison", replace=True, bounds=False,
                           emit_sql=None, execute=False).suppressed_share
 
@@ -240,8 +245,9 @@ def audit(engine: Engine, published: Table, key_file: str | None = None) -> CkmA
     groups = [source.resolve(g) for g in parse_tables(entries["tables"])]
     names = list(dict.fromkeys(d for g in groups for d in g))
     measure = entries.get("measure")
+    trees = parse_assignment(entries["hierarchy"], "hierarchy") if entries.get("hierarchy") else {}
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], entries["margins"], measure,
-                entries.get("contributor") or None)
+                entries.get("contributor") or None, hierarchy=trees)
     magnitude = Magnitude(int(entries["top_k"]), entries["scale"], float(entries["m"])) if measure else None
     column = entries["record_key_column"]
     keys = record_keys(column, None, key_file) if entries["record_keys"] == "hmac-sha256" else \

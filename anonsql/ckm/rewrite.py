@@ -17,7 +17,7 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..tables.spec import Spec
-from ..tables.stats import sets_expr
+from ..tables.stats import sets_expr, source_expr
 from .keys import RecordKeys
 from .ptable import Ptable
 
@@ -46,12 +46,16 @@ def labels(dims: Sequence[str]) -> list[exp.Expr]:
 
 
 def cell_bindings(dialect: str, source: Table, spec: Spec, keys: RecordKeys,
-                  magnitude: Magnitude | None = None) -> dict[str, Any]:
+                  magnitude: Magnitude | None = None, *, leaves: bool = False) -> dict[str, Any]:
     """What the publishing and recount statements share: the rows with their record keys, grouped
     by the spec's grouping sets (a magnitude table's also by contributor: --contributor, else the
-    record key's unit)."""
+    record key's unit). A dimension with a taxonomy (--hierarchy) is in every set, its rows joined
+    to every node above their value (anonsql.tables.stats.source_expr, the suppression tables'
+    rows), so each node's cell sums the counts and record keys of its leaves; with `leaves` the
+    rows stay the source's (the verification's leaf cells, rolled up apart from SQL)."""
     cols = sql.columns(spec.dims)
-    out = dict(dim=cols, src=source.expr, h=keys.hash_expr(dialect), rkey=keys.rkey_expr(),
+    src = source_expr(source, spec, [keys.column]) if spec.hierarchy and not leaves else source.expr
+    out = dict(dim=cols, src=src, h=keys.hash_expr(dialect), rkey=keys.rkey_expr(),
                gid=exp.Grouping(expressions=[c.copy() for c in cols]), sets=sets_expr(cols, spec.sets),
                **keys.params())
     if spec.measure and magnitude is not None:

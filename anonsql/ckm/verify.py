@@ -4,19 +4,24 @@ with the cells defined once) and joined to the published table both ways; the pt
 the noise's arithmetic redone in numpy on the ptable rebuilt from its parameters (never read back
 from the written table), and the published value required: no count in 1..js-1, |noise| <= D, a
 cell missing only where its value is 0, the stored ptable the one its parameters give
-(fingerprint)."""
+(fingerprint). Over taxonomy levels (--hierarchy) the recount is of the leaf cells only, from the
+source's own rows (no join to the taxonomy), added up each node's leaves in pandas along the
+taxonomy read back from its store, and joined to the published rows there."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..report import Report
 from ..tables.spec import Spec
+from ..taxonomy.model import Taxonomy
+from ..taxonomy.stats import read_taxonomies
 from .keys import RecordKeys
 from .ptable import KEY_UNITS, Ptable
 from .rewrite import Magnitude, cell_bindings, labels, render
@@ -51,6 +56,8 @@ def lookup(table: Ptable, n: np.ndarray, ck: np.ndarray) -> np.ndarray:
 def recount(engine: Engine, source: Table, out: Table, spec: Spec, keys: RecordKeys,
             magnitude: Magnitude | None = None) -> Recount:
     """sql/ckm/recount.sql (or recount_sum.sql): every cell of either side, counted afresh from the source."""
+    if spec.hierarchy:
+        return _recount_tree(engine, source, out, spec, keys, magnitude)
     binds = dict(cell_bindings(engine.dialect, source, spec, keys, magnitude), out=out.expr, label=labels(spec.dims),
                  key=sql.group_key(sql.columns(spec.dims)))
     if spec.measure:
@@ -63,6 +70,49 @@ def recount(engine: Engine, source: Table, out: Table, spec: Spec, keys: RecordK
     arr = np.array([[int(r[0]), int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)] for r in rows], np.int64)
     arr = arr.reshape(-1, 4)
     return Recount(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+
+
+def _recount_tree(engine: Engine, source: Table, out: Table, spec: Spec, keys: RecordKeys,
+                  magnitude: Magnitude | None) -> Recount:
+    """Every cell of either side over taxonomy levels: the leaf cells counted by SQL from the source
+    (sql/ckm/cells.sql, a magnitude table's contributors by sql/ckm/contributions.sql), each node
+    the sum of its leaves here, the cell key the sum of their keys mod 2^32."""
+    d, dims = engine.dialect, spec.dims
+    binds = dict(cell_bindings(d, source, spec, keys, magnitude, leaves=True), label=labels(dims))
+    trees = read_taxonomies(engine, spec.hierarchy)
+    cell = [*dims, "gid"]
+    if magnitude is None:
+        leaf = pd.DataFrame(engine.fetch_all(*render("ckm/cells", d, **binds)), columns=[*cell, "n", "ck"])
+        cells = _roll_up(leaf, trees, cell, ["n", "ck"])
+    else:
+        leaf = pd.DataFrame(engine.fetch_all(*render("ckm/contributions", d, **binds)),
+                            columns=[*cell, "who", "n", "ck", "x"])
+        shares = _roll_up(leaf, trees, [*cell, "who"], ["n", "ck", "x"]).sort_values("x", ascending=False)
+        shares["top"] = shares.x.where(shares.groupby(cell, dropna=False).cumcount() < magnitude.top_k, 0.0)
+        cells = shares.groupby(cell, dropna=False, as_index=False).agg(
+            n=("n", "sum"), ck=("ck", "sum"), total=("x", "sum"), mean=("x", "mean"), top=("top", "sum"))
+    cells["ck"] %= KEY_UNITS
+    shown = ["value", "frequency"] if magnitude is not None else ["value"]
+    published = pd.DataFrame(engine.fetch_all(*sql.render("ckm/read_table", d, tbl=out.expr)),
+                             columns=[*cell, *shown])
+    both = cells.merge(published, on=cell, how="outer")
+    number = both.fillna({c: 0 for c in ["n", "ck", *shown]})
+    count = number.frequency if magnitude is not None else number.value
+    base = [np.asarray(x, np.int64) for x in (number.gid, number.n, number.ck, count)]
+    if magnitude is None:
+        return Recount(*base)
+    floats = [np.asarray(number[c].fillna(0), float) for c in ("total", "mean", "top", "value")]
+    return Recount(*base, *floats)
+
+
+def _roll_up(leaf: pd.DataFrame, trees: dict[str, Taxonomy], by: list[str], sums: list[str]) -> pd.DataFrame:
+    """Leaf cells -> every taxonomy node's cells: each leaf's row repeated for the leaf and every
+    node above it (the taxonomy's lineage), then summed by `by`."""
+    for dim, tree in trees.items():
+        up = pd.DataFrame([(tree.labels[v], tree.labels[a]) for v in range(len(tree)) if not tree.children[v]
+                           for a in tree.lineage[v]], columns=[dim, "ckm_node"])
+        leaf = leaf.merge(up, on=dim).drop(columns=dim).rename(columns={"ckm_node": dim})
+    return leaf.groupby(by, dropna=False, as_index=False)[sums].sum()
 
 
 def checks(report: Report, cells: Recount, table: Ptable, stored: str | None = None,

@@ -122,8 +122,8 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
                                record_key=record_key, record_key_column=record_key_column, key_file=key_file,
                                D=ckm_d, V=ckm_v, js=ckm_js, pstay=ckm_pstay, measure=measure,
                                contributor=contributor, top_k=ckm_top_k, scale=ckm_scale, m=ckm_m,
-                               compare_min_count=min_count if compare_suppression else None, out=out, replace=replace,
-                               progress=options.progress(quiet))
+                               compare_min_count=min_count if compare_suppression else None, hierarchy=hierarchy,
+                               out=out, replace=replace, progress=options.progress(quiet))
         return options.finish(noisy, as_json, report_file)
     result = api.safe_table(db, table, dims, tables=linked, margins="cube" if cube else margins, measure=measure,
                             contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
@@ -139,7 +139,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 #: The options of one method only, by the method's name.
 _OWN = {"ckm": ("record_key", "record_key_column", "key_file", "ckm_d", "ckm_v", "ckm_js", "ckm_pstay",
                 "ckm_top_k", "ckm_scale", "ckm_m", "compare_suppression"),
-        "suppression": ("zero_unsafe", "dominance", "p_percent", "protection", "hierarchy",
+        "suppression": ("zero_unsafe", "dominance", "p_percent", "protection",
                         "publish", "zeros", "allow_empty_secondaries", "bounds", "previous", "emit_sql", "dry_run")}
 
 

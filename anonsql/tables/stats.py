@@ -40,12 +40,13 @@ def measure_expr(spec: Spec) -> exp.Expr:
     return sql.column(spec.measure) if spec.measure else exp.Literal.number(1)
 
 
-def source_expr(source: Table, spec: Spec) -> exp.Expr:
+def source_expr(source: Table, spec: Spec, carry: Sequence[str] = ()) -> exp.Expr:
     """The rows the cells are counted from: the source table, or with taxonomies, the source with
     each such dimension replaced by every node above its value (sql/tables/hierarchy_source.sql
-    over sql/tables/ancestors.sql; the taxonomy's name is written into the statement as a literal)."""
+    over sql/tables/ancestors.sql; the taxonomy's name is written into the statement as a literal);
+    `carry`: further columns the rows keep (the cell key method's record key)."""
     src: exp.Expr = source.expr
-    needed = [c for c in dict.fromkeys([*spec.dims, spec.measure, spec.contributor]) if c]
+    needed = [c for c in dict.fromkeys([*spec.dims, spec.measure, spec.contributor, *carry]) if c]
     for dim, name in spec.hierarchy.items():
         store = sql.TableName(STORE).expr
         up: Any = sqlglot.parse_one(sql.readable("tables/ancestors", sql.SOURCE_DIALECT, store=store, taxonomy=name),
@@ -115,13 +116,8 @@ def _tree_codes(dim: str, tree: Taxonomy, values: Sequence[Any]) -> tuple[list[s
     """A taxonomy's dimension: its labels by code (the leaves in pre-order, then the inner nodes,
     the root last), each inner node's leaves and each code's height (levels above its leaves);
     every value of the data must be a leaf."""
-    if not tree.children[0]:
-        raise AnonsqlError(f"taxonomy {tree.name!r} has a root only: no totals to publish along it")
+    tree.check_leaves(dim, values)
     leaves = [i for i in range(len(tree)) if not tree.children[i]]
-    wrong = [v for v in values if v is None or tree.find(v) is None or tree.children[tree.index(v)]]
-    if wrong:
-        raise AnonsqlError(f"column '{dim}' has {len(wrong)} value(s) that are not leaves of taxonomy "
-                           f"{tree.name!r}: {', '.join(repr(v) for v in wrong[:5])}")
     inner = [i for i in range(1, len(tree)) if tree.children[i]]
     position = {node: k for k, node in enumerate(leaves)}
     group = [np.array([position[leaf] for leaf in tree.leaves_under(i)], np.int64) for i in inner]

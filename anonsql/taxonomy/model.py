@@ -188,6 +188,16 @@ class Taxonomy:
             raise AnonsqlError(f"column '{column}' has {len(missing)} value(s) missing from taxonomy "
                                f"{self.name!r}: {shown}")
 
+    def check_leaves(self, column: str, values: Sequence[Any]) -> None:
+        """Every data value must be a leaf (totals along the taxonomy add up its leaves' rows), and
+        the root must have children (else there is no total to publish)."""
+        if not self.children[0]:
+            raise AnonsqlError(f"taxonomy {self.name!r} has a root only: no totals to publish along it")
+        wrong = [v for v in values if v is None or self.find(v) is None or self.children[self.index(v)]]
+        if wrong:
+            raise AnonsqlError(f"column '{column}' has {len(wrong)} value(s) that are not leaves of taxonomy "
+                               f"{self.name!r}: {', '.join(repr(v) for v in wrong[:5])}")
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {v: i for i, v in enumerate(self.labels)})
         lineage = []
