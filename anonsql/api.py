@@ -481,7 +481,7 @@ def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = N
               D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
               contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
               compare_min_count: int | None = None, hierarchy: Mapping[str, str] | str | None = None,
-              out: str | None = None, replace: bool = False,
+              out: str | None = None, replace: bool = False, emit_sql: str | None = None, execute: bool = True,
               progress: Callable[[str], None] | None = None) -> CkmReport:
     """Publish the counts of `table` by `dims` (or the linked `tables`) with their `margins`, each
     perturbed by the cell key method: record keys HMAC-SHA256(K, `record_key`) (K from `key_file` or
@@ -495,7 +495,9 @@ def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = N
     the count perturbed alongside (column frequency). `compare_min_count` also reports the share
     of cells suppression with that minimum count would hide. `hierarchy` 'dim=taxonomy,...': that
     dimension's totals are every node of its stored taxonomy (as `safe_table`), each node's count
-    and cell key summed over its leaves' records."""
+    and cell key summed over its leaves' records. `emit_sql` writes the run as a reviewable SQL
+    script (the ptable's rows, the one statement, a check; never the key: the HMAC's padded keys
+    stay placeholders); `execute=False` with it is a dry run that changes nothing."""
     from .ckm import entry as _ckm_entry
 
     with _open(db) as engine:
@@ -503,7 +505,7 @@ def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = N
                                     record_key_column=record_key_column, key_file=key_file, D=D, V=V, js=js,
                                     pstay=pstay, measure=measure, contributor=contributor, top_k=top_k, scale=scale,
                                     m=m, compare_min_count=compare_min_count, hierarchy=hierarchy, out=out,
-                                    replace=replace, progress=progress)
+                                    replace=replace, emit_sql=emit_sql, execute=execute, progress=progress)
 
 
 @validate_params({"D": Interval(int, 1, None, label="--ckm-d"),

@@ -27,10 +27,14 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
               D: int = 3, V: float = 1.5, js: int = 1, pstay: float | None = None, measure: str | None = None,
               contributor: str | None = None, top_k: int = 1, scale: str = "top", m: float = 0.05,
               compare_min_count: int | None = None, hierarchy: Mapping[str, str] | str | None = None,
-              out: str | None = None, replace: bool = False, progress: Progress | None = None) -> CkmReport:
-    """See anonsql.api.ckm_table."""
+              out: str | None = None, replace: bool = False, progress: Progress | None = None,
+              emit_sql: str | None = None, execute: bool = True, script: bool = False) -> CkmReport:
+    """See anonsql.api.ckm_table; `script` builds the reviewable script (report.script) without
+    writing it anywhere (`emit_sql` builds and writes it)."""
     validate.choice("margins", margins, MARGINS)
     validate.choice("scale", scale, SCALES)
+    validate.dry_run(execute, emit_sql)
+    validate.output_file(emit_sql, "--emit-sql")
     params = Params(D, float(V), js, pstay).check()
     magnitude = Magnitude(validate.integer(top_k, "top_k", minimum=1), scale,
                           validate.number(m, "m (the magnitude noise per unit of v)", above=0))
@@ -72,7 +76,8 @@ def ckm_table(engine: Engine, table: str, dims: Sequence[str] | str | None = Non
     engine.expect_rows(validate.rows(engine, tab))
     spec = Spec(names, [[names.index(d) for d in g] for g in groups], margins, value, who, hierarchy=trees)
     return run(engine, tab, spec, keys, params, out=out, replace=replace, magnitude=magnitude,
-               compare_min_count=compare_min_count, progress=progress)
+               compare_min_count=compare_min_count, progress=progress, emit_sql=emit_sql, execute=execute,
+               script=script)
 
 
 def _check_leaves(engine: Engine, tab: Table, trees: Mapping[str, str]) -> None:

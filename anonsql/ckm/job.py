@@ -19,7 +19,7 @@ from .. import sql
 from ..catalog import Table, find_table, get_table, output_table, staged_outputs
 from ..engine import Engine
 from ..errors import AnonsqlError, VerificationError
-from ..report import Progress, Report, silent
+from ..report import Progress, Report, save, silent
 from ..tables.rewrite import check_names
 from ..tables.spec import Spec, parse_assignment, parse_tables
 from . import rewrite, verify
@@ -64,8 +64,13 @@ class CkmReport(Report):
     #: for comparison (--compare-suppression): the share of cells suppression would hide
     suppressed_share: float | None = None
     suppression_min_count: int | None = None
+    emitted_sql: str | None = None  # where the reviewable script went (--emit-sql)
 
     def lines(self) -> list[str]:
+        if not self.checks:  # a dry run: what it would write
+            return [f"{self.table}: dry run, script written to {self.emitted_sql}; the database is unchanged",
+                    f"  would write {self.out} ({', '.join(self.tables)}, margins {self.margins}; cell key method "
+                    f"D={self.D} V={self.V:g} js={self.js}), {self.ptable_table} and {self.spec_table}"]
         u = self.utility
         short = "" if not self.variance_short else \
             f"; variance short of V for counts {', '.join(f'{k} ({v:.3g})' for k, v in self.variance_short.items())}"
@@ -95,8 +100,11 @@ class CkmReport(Report):
 
 def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Params, *, out: str | None,
         replace: bool, magnitude: Magnitude | None = None, compare_min_count: int | None = None,
-        progress: Progress | None = None) -> CkmReport:
-    """The whole job on validated input (anonsql.ckm.entry)."""
+        progress: Progress | None = None, emit_sql: str | None = None, execute: bool = True,
+        script: bool = False) -> CkmReport:
+    """The whole job on validated input (anonsql.ckm.entry); its reviewable script (report.script)
+    is built with `emit_sql` (then written there) or `script`; `execute` False: a dry run, nothing
+    written to the database."""
     say = progress or silent
     check_names(spec.dims)
     taken = [d for d in spec.dims if d in rewrite.PUBLISHED or d.lower().startswith("ckm_")]
@@ -121,6 +129,17 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
         report.top_k, report.scale, report.m = magnitude.top_k, magnitude.scale, magnitude.m
     else:
         magnitude = None
+    entries = spec_entries(source, spec, keys, table, magnitude)
+    if emit_sql or script:
+        dropped = [t.expr for t in (replaced, *olds) if t is not None]
+        report.script = rewrite.script(engine.dialect, source, spec, keys, table,
+                                       (target.expr, extra[0].expr, extra[1].expr), entries, dropped, magnitude)
+        if emit_sql:
+            save(emit_sql, report.script)
+            report.emitted_sql = emit_sql
+    if not execute:
+        report.notes.append("dry run (--emit-sql only): nothing in the database changed, nothing was checked")
+        return report
     if compare_min_count is not None:
         with report.timed("suppression (comparison)"):
             report.suppressed_share = suppressed_share(engine, source, spec, compare_min_count)
@@ -129,7 +148,7 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
     with engine.transaction(), staged_outputs(engine, outputs) as (staged, staged_ptable, staged_spec):
         with report.timed("rewrite"):
             rewrite.publish(engine, source, spec, keys, table, staged.expr, staged_ptable.expr, magnitude)
-            rewrite.write_spec(engine, spec_entries(source, spec, keys, table, magnitude), staged_spec.expr)
+            rewrite.write_spec(engine, entries, staged_spec.expr)
         say(f"rewrite: one statement ({report.seconds['rewrite']:.2f} s)")
         with report.timed("verify"):
             written = get_table(engine, staged)

@@ -1,7 +1,9 @@
 """The CKM decisions as SQL: the ptable and the spec written as small public tables, then the
 published table by ONE statement (sql/ckm/publish.sql, publish_sum.sql for a magnitude table):
 counts and cell keys of every grouping set (sql/ckm/cells.sql, cells_sum.sql), a range join to
-the stored ptable, the perturbed counts (and totals)."""
+the stored ptable, the perturbed counts (and totals). `script` writes the same run for review
+(--emit-sql): the ptable and spec rows spelled out, the one statement, a reviewer's check; the
+HMAC's padded keys stay placeholders there, so the secret never reaches a file."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from sqlglot import exp
 from .. import sql
 from ..catalog import Table
 from ..engine import Engine
+from ..rewrite import Script
 from ..tables.spec import Spec
 from ..tables.stats import sets_expr, source_expr
 from .keys import RecordKeys
@@ -25,6 +28,8 @@ from .ptable import Ptable
 PUBLISHED = ["grouping_id", "value", "frequency"]
 #: How a magnitude cell's noise is scaled: the sum of its largest contributions, or its mean one.
 SCALES = ("top", "mean")
+#: The parameters that hold the secret (the HMAC's padded keys): never inlined into a script.
+KEY_PARAMS = ("ipad", "opad")
 
 
 @dataclass(frozen=True)
@@ -77,11 +82,12 @@ def publish(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, table: 
     engine.execute(*publish_sql(engine.dialect, source, spec, keys, table, out, ptable_out, magnitude))
 
 
-def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any]]:
+def render(name: str, dialect: str, *, inline: bool = False, **bindings: Any) -> tuple[str, dict[str, Any]]:
     """sql.render for the statements over a table's cells: `$cells` becomes the cells' query
     (sql/ckm/cells.sql, or cells_sum.sql for a magnitude table, by `magnitude`), then the hash `h`
     (whose padded keys are parameters of its own) and `rkey` go into the tree, so that every
-    parameter is bound."""
+    parameter is bound. `inline`: the readable text of a script, values as literals but the padded
+    keys as the placeholders $ipad / $opad (never their values)."""
     tree = sql.template(name)
     cells = "ckm/cells_sum" if bindings.get("measure") is not None else "ckm/cells"
     for ph in list(tree.find_all(exp.Placeholder)):
@@ -90,15 +96,54 @@ def render(name: str, dialect: str, **bindings: Any) -> tuple[str, dict[str, Any
     for ph in list(tree.find_all(exp.Placeholder)):
         if ph.name in ("h", "rkey"):
             ph.replace(bindings[ph.name].copy())
-    return sql.bind(tree, dialect, {k: v for k, v in bindings.items() if k not in ("h", "rkey")})
+    values = {k: v for k, v in bindings.items() if k not in ("h", "rkey")}
+    if inline:
+        values.update({k: exp.Placeholder(this=k) for k in KEY_PARAMS if k in values})
+    return sql.bind(tree, dialect, values, inline=inline)
 
 
 def publish_sql(dialect: str, source: Table, spec: Spec, keys: RecordKeys, table: Ptable, out: exp.Table,
-                ptable_out: exp.Table, magnitude: Magnitude | None = None) -> tuple[str, dict[str, Any]]:
+                ptable_out: exp.Table, magnitude: Magnitude | None = None, *,
+                inline: bool = False) -> tuple[str, dict[str, Any]]:
     """sql/ckm/publish.sql (counts) or publish_sum.sql (a magnitude table, with `magnitude`)."""
-    return render("ckm/publish_sum" if spec.measure else "ckm/publish", dialect, out=out, label=labels(spec.dims),
-                      out_dim=sql.columns(spec.dims, "c"), ptable=ptable_out, top=table.top,
-                      **cell_bindings(dialect, source, spec, keys, magnitude))
+    return render("ckm/publish_sum" if spec.measure else "ckm/publish", dialect, inline=inline, out=out,
+                  label=labels(spec.dims), out_dim=sql.columns(spec.dims, "c"), ptable=ptable_out, top=table.top,
+                  **cell_bindings(dialect, source, spec, keys, magnitude))
+
+
+def script(dialect: str, source: Table, spec: Spec, keys: RecordKeys, table: Ptable,
+           outs: tuple[exp.Table, exp.Table, exp.Table], entries: dict[str, str], replaced: Sequence[exp.Table],
+           magnitude: Magnitude | None = None) -> str:
+    """The run as a reviewable script: `outs` the published table, its ptable and its spec; `entries`
+    the spec's rows; `replaced` the old outputs the run drops first."""
+    out, ptable_out, spec_out = outs
+    warnings = ["PUBLIC tables only (the ptable and spec hold no data); the source's rows stay in the database."]
+    if keys.derived:
+        warnings.append("The record keys' secret is NOT in this script: bind $ipad and $opad to K xor 0x36.. and "
+                        "K xor 0x5c.. (RFC 2104's padded keys, as --pseudonymize) to run it.")
+    text = Script(dialect, f"anonsql tables --method ckm: {source} -> {out.sql(dialect)} "
+                           f"({', '.join(spec.names)}, margins {spec.margins})", warnings)
+    for old in replaced:
+        text.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
+                  sql.readable("common/drop_table", dialect, tbl=old))
+    lo, hi = table.intervals()
+    text.step("sql/ckm/create_ptable.sql", sql.readable("ckm/create_ptable", dialect, out=ptable_out))
+    p = table.params
+    text.rows(f"the ptable D={p.D} V={p.V:g} js={p.js} (fingerprint {table.fingerprint()[:16]}): p(i -> i + v) and "
+              "its cell key interval [lo, hi) in units of 2^-32", ptable_out, ["i", "v", "p", "lo", "hi"],
+              [[int(a), int(b), float(c), int(d), int(e)] for a, b, c, d, e in zip(table.i, table.v, table.p, lo, hi)])
+    text.step("sql/ckm/create_spec.sql", sql.readable("ckm/create_spec", dialect, out=spec_out))
+    text.rows("what the table was published from (names and parameters, never the key)", spec_out,
+              ["name", "value"], [list(item) for item in entries.items()])
+    name = "publish_sum" if spec.measure else "publish"
+    text.step(f"the published table in one statement (sql/ckm/{name}.sql)",
+              publish_sql(dialect, source, spec, keys, table, out, ptable_out, magnitude, inline=True)[0])
+    text.check("every count recounted and its noise looked up in the ptable: no rows (sql/ckm/check_cells.sql)",
+               render("ckm/check_cells", dialect, inline=True, out=out, ptable=ptable_out, top=table.top,
+                      key=sql.group_key(sql.columns(spec.dims)), label=labels(spec.dims),
+                      count=sql.column("frequency" if spec.measure else "value"),
+                      **cell_bindings(dialect, source, spec, keys, magnitude))[0])
+    return text.text()
 
 
 def write_ptable(engine: Engine, table: Ptable, out: exp.Table) -> None:

@@ -123,8 +123,9 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
                                D=ckm_d, V=ckm_v, js=ckm_js, pstay=ckm_pstay, measure=measure,
                                contributor=contributor, top_k=ckm_top_k, scale=ckm_scale, m=ckm_m,
                                compare_min_count=min_count if compare_suppression else None, hierarchy=hierarchy,
-                               out=out, replace=replace, progress=options.progress(quiet))
-        return options.finish(noisy, as_json, report_file)
+                               out=out, replace=replace, emit_sql=emit_sql, execute=options.execute(dry_run, emit_sql),
+                               progress=options.progress(quiet))
+        return options.finish(noisy, as_json, report_file, emit_sql=emit_sql)
     result = api.safe_table(db, table, dims, tables=linked, margins="cube" if cube else margins, measure=measure,
                             contributor=contributor, min_count=min_count, zero_unsafe=zero_unsafe,
                             dominance=dominance, p_percent=p_percent, protection=protection, hierarchy=hierarchy,
@@ -140,7 +141,7 @@ def tables(ctx: click.Context, db: str | None, table: str | None, as_json: bool,
 _OWN = {"ckm": ("record_key", "record_key_column", "key_file", "ckm_d", "ckm_v", "ckm_js", "ckm_pstay",
                 "ckm_top_k", "ckm_scale", "ckm_m", "compare_suppression"),
         "suppression": ("zero_unsafe", "dominance", "p_percent", "protection",
-                        "publish", "zeros", "allow_empty_secondaries", "bounds", "previous", "emit_sql", "dry_run")}
+                        "publish", "zeros", "allow_empty_secondaries", "bounds", "previous")}
 
 
 def _only_for(ctx: click.Context, method: str) -> None:

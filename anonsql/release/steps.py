@@ -120,7 +120,7 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                D=o.get("ckm_d", 3), V=o.get("ckm_v", 1.5), js=o.get("ckm_js", 1),
                                pstay=o.get("ckm_pstay"), measure=o.get("sum"), contributor=o.get("contributor"),
                                top_k=o.get("ckm_top_k", 1), scale=o.get("ckm_scale", "top"), m=o.get("ckm_m", 0.05),
-                               out=out, replace=replace, progress=progress)
+                               out=out, replace=replace, script=True, progress=progress)
     elif o.get("method", "suppression") != "suppression":
         raise AnonsqlError(f"step {step.number} (tables): method must be 'suppression' or 'ckm', got {o['method']!r}")
     else:
