@@ -69,6 +69,24 @@ def test_ptable_rows_have_the_largest_entropy_an_independent_solver_finds(D, V, 
         assert -np.sum(p * np.log(p)) >= -best.fun - 1e-9
 
 
+def test_ptable_matches_the_values_r_ptable_publishes():
+    """R's ptable package (1.0.0), its vignette's create_cnt_ptable(D = 2, V = 1) (js = 0, nothing
+    blocked), printed by str(ptab): the row of every count >= 2 (R's last class) has p(i -> i - 2) =
+    0.0638, p_stay 0.383, mean 0, variance 1, sum 1, to the digits printed. Its row 1 differs on
+    purpose: R's default monotony constraint (mono = TRUE) holds p(1 -> 0) = p(1 -> 1) = 0.3665 and
+    reaches variance 0.932 < V; without it the maximum-entropy row reaches V = 1 exactly."""
+    for js in (0, 1):  # R's js 0 and ours 1 both block nothing
+        t = ptable(2, 1.0, js)
+        for i in (2, 3, 50):
+            v, p = t.row(i)
+            assert v.tolist() == [-2, -1, 0, 1, 2]
+            assert round(float(p[0]), 4) == 0.0638 and round(float(p[2]), 3) == 0.383
+            assert round(float(p @ v), 12) == 0 and round(float(p @ v.astype(float) ** 2), 3) == 1.0
+            assert round(float(p.sum()), 12) == 1
+        v, p = t.row(1)
+        assert v.tolist() == [-1, 0, 1, 2] and t.variance[1] == pytest.approx(1.0, abs=1e-9)  # R: 0.932 (mono)
+
+
 def test_ptable_intervals_share_the_cell_keys_by_probability():
     t = ptable(3, 1.5, 2)
     lo, hi = t.intervals()

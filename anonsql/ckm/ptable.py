@@ -20,6 +20,11 @@ V is out of the row's reach (a small i, whose noise cannot go below -i), the row
 closest variance it can, a two-point distribution, and says so (`Ptable.variance`); where the
 bound pstay would make V unreachable it is dropped for that row, as R lowers it until V holds.
 
+R's default monotony constraint (mono = TRUE: p(i -> i) >= p(i -> i +- 1) >= ...) is not imposed: rows
+of counts >= D + js (every noise allowed, symmetric) are the same as R's (its vignette's D=2, V=1:
+p(-2) = 0.0638, p(0) = 0.383), a small count's row may differ (there R's row 1 holds p(-1) = p(0)
+and reaches variance 0.932; this one reaches V).
+
 Note: js here is the smallest positive count published (no count in 1..js-1, as anonsql's issue
 34 states it); R's `ptable` calls js the largest count blocked (no count in 1..js).
 
