@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -242,7 +243,15 @@ def test_cli_publishes_and_audits_and_a_changed_value_fails_the_audit(db, engine
                  "--record-key-column", "rk", "--ckm-d", "1", "--ckm-v", "0.5", "--ckm-js", "0",
                  "--compare-suppression", "--out", "pub"]) == 0
     out = capsys.readouterr().out
-    assert "cell key method" in out and "suppression hides" in out
+    assert "cell key method" in out and "beside suppression on the same table" in out
+    plain = anonsql.safe_table(db, "t", "a,b", min_count=3, out="plain")  # what --compare-suppression ran
+    hidden = round(plain.suppressed_share * plain.cells)
+    rows = {re.split(r"\s{2,}", line.strip())[0]: re.split(r"\s{2,}", line.strip())[1:] for line in out.splitlines()}
+    assert rows["suppression, min count 3"] == [str(plain.cells), f"{hidden} hidden", f"{plain.suppressed_share:.1%}",
+                                                "-"]
+    assert rows["ckm, non-empty cells"] == ["8", "5 changed", "62.5%", "0.625"]  # HAND_EXPECTED: 5 of 8 moved by 1
+    grid = plain.cells
+    assert rows["ckm, whole grid"] == [str(grid), "5 changed", f"{5 / grid:.1%}", f"{5 / grid:.3f}"]
     assert main(["tables", "audit", "--db", db, "--published", "pub"]) == 0
     engine.execute("UPDATE pub SET value = value + 1 WHERE grouping_id = 3")
     assert main(["tables", "audit", "--db", db, "--published", "pub"]) == 1

@@ -5,6 +5,8 @@ re-derives it; bad input is one error line; on DuckDB and PostgreSQL."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -107,7 +109,9 @@ def test_cli_and_audit_catch_a_changed_node(db, engine, tmp_path, capsys):
                  "--record-key-column", "rk", "--hierarchy", "region=regions", "--compare-suppression",
                  "--out", "pub"]) == 0
     out = capsys.readouterr().out
-    assert "region along taxonomy 'regions'" in out and "suppression hides" in out
+    assert "region along taxonomy 'regions'" in out and "beside suppression on the same table" in out
+    plain = anonsql.safe_table(db, "keyed", "region,sex", min_count=3, hierarchy="region=regions", out="plain")
+    assert re.search(rf"suppression, min count 3\s+{plain.cells:,} ", out)  # the same grid, along the taxonomy
     assert main(["tables", "audit", "--db", db, "--published", "pub"]) == 0
     engine.execute("UPDATE pub SET value = value + 1 WHERE region = 'Europe' AND sex = 'f'")
     assert main(["tables", "audit", "--db", db, "--published", "pub"]) == 1

@@ -64,6 +64,7 @@ class CkmReport(Report):
     #: for comparison (--compare-suppression): the share of cells suppression would hide
     suppressed_share: float | None = None
     suppression_min_count: int | None = None
+    suppression_cells: int | None = None  # its grid: every cell of the grouping sets, empty ones included
     emitted_sql: str | None = None  # where the reviewable script went (--emit-sql)
 
     def lines(self) -> list[str]:
@@ -91,11 +92,24 @@ class CkmReport(Report):
                        f" of {self.contributor or self.record_key_column}; mean |deviation|/total "
                        f"{u.get('total_mean_relative_deviation', 0):.4f}")
         if self.suppressed_share is not None:
-            out.append(f"  beside suppression (min count {self.suppression_min_count}): CKM changes "
-                       f"{u.get('changed_share', 0):.1%} (mean |deviation| "
-                       f"{u.get('mean_abs_deviation', 0):.3f}) of the non-empty cells; suppression hides "
-                       f"{self.suppressed_share:.1%} of its cells (empty ones included)")
+            out += self.beside_suppression()
         return out
+
+
+    def beside_suppression(self) -> list[str]:
+        """CKM's changed cells beside the cells suppression would hide, as a small table: on the
+        non-empty cells, and on suppression's whole grid (empty cells stay 0 under CKM)."""
+        u, grid = self.utility, self.suppression_cells or 0
+        changed = round(u.get("changed_share", 0) * u.get("cells", 0))
+        rows = [("ckm, non-empty cells", u.get("cells", 0), f"{changed:,} changed", u.get("changed_share", 0),
+                 f"{u.get('mean_abs_deviation', 0):.3f}"),
+                ("ckm, whole grid", grid, f"{changed:,} changed", changed / grid if grid else 0.0,
+                 f"{u.get('mean_abs_deviation', 0) * u.get('cells', 0) / grid if grid else 0:.3f}"),
+                (f"suppression, min count {self.suppression_min_count}", grid,
+                 f"{round((self.suppressed_share or 0) * grid):,} hidden", self.suppressed_share or 0.0, "-")]
+        return ["  beside suppression on the same table:",
+                f"    {'method':<28} {'cells':>10} {'affected':>18} {'share':>7} {'mean |deviation|':>17}",
+                *[f"    {m:<28} {c:>10,} {a:>18} {s:>7.1%} {d:>17}" for m, c, a, s, d in rows]]
 
 
 def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Params, *, out: str | None,
@@ -142,7 +156,8 @@ def run(engine: Engine, source: Table, spec: Spec, keys: RecordKeys, params: Par
         return report
     if compare_min_count is not None:
         with report.timed("suppression (comparison)"):
-            report.suppressed_share = suppressed_share(engine, source, spec, compare_min_count)
+            report.suppressed_share, report.suppression_cells = suppressed_share(engine, source, spec,
+                                                                                 compare_min_count)
             report.suppression_min_count = compare_min_count
     outputs = [(target, replaced), *zip(extra, olds)]
     with engine.transaction(), staged_outputs(engine, outputs) as (staged, staged_ptable, staged_spec):
@@ -188,15 +203,16 @@ def stored_fingerprint(engine: Engine, name: sql.TableName) -> str:
     return fingerprint(*arr.T)
 
 
-def suppressed_share(engine: Engine, source: Table, spec: Spec, min_count: int) -> float:
+def suppressed_share(engine: Engine, source: Table, spec: Spec, min_count: int) -> tuple[float, int]:
     """The share of cells suppression (anonsql tables, min count `min_count`) would hide on the
-    same table: its job run without writing."""
+    same table, and its cells (empty ones included): its job run without writing."""
     from ..tables import job as tables_job
     from ..tables.rules import Rules
 
     plain = Spec(spec.dims, spec.tables, spec.margins, rules=Rules(min_count), hierarchy=spec.hierarchy)
-    return tables_job.run(engine, source, plain, out=f"{source.name}_ckm_comparison", replace=True, bounds=False,
-                          emit_sql=None, execute=False).suppressed_share
+    done = tables_job.run(engine, source, plain, out=f"{source.name}_ckm_comparison", replace=True, bounds=False,
+                          emit_sql=None, execute=False)
+    return done.suppressed_share, done.cells
 
 
 @dataclass(kw_only=True)
