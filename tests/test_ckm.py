@@ -21,6 +21,7 @@ from anonsql.ckm.utility import utility
 from anonsql.cli import main
 from anonsql.data.loading import write_frame
 from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.identifiers import read_key
 
 from .conftest import table_rows
 
@@ -327,7 +328,9 @@ def test_a_release_tables_step_with_method_ckm_records_the_ptable_never_the_key(
     figures = manifest["steps"][0]["figures"]
     assert (figures["D"], figures["V"], figures["js"]) == (2, 1.0, 2)
     assert figures["ptable_fingerprint"] == ptable(2, 1.0, 2).fingerprint()
-    assert SECRET not in text
+    texts = {p.name: p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert any("sql/ckm/publish.sql" in t for name, t in texts.items() if name.endswith(".sql"))  # private script
+    assert not [name for name, t in texts.items() if SECRET in t or read_key(str(key)).ipad.hex() in t]
     assert anonsql.release_verify(spec, engine).ok
 
 

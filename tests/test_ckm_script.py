@@ -5,8 +5,6 @@ audit re-derives and the script's own check finds no fault in; on DuckDB and Pos
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import anonsql
@@ -108,19 +106,3 @@ def test_a_job_run_with_emit_sql_writes_the_table_and_the_script(db, engine, tmp
     assert find_table(engine, "pub") is not None and "publish_sum.sql" in script.read_text()
     assert _run_checks(engine, script.read_text(), None) == []
 
-
-def test_a_release_script_holds_the_ckm_statement_never_the_key(db, engine, tmp_path):
-    write_frame(engine, _frame(), "census")
-    key = tmp_path / "ckm.key"
-    key.write_text(SECRET)
-    spec = tmp_path / "release.toml"
-    spec.write_text('[source]\ntable = "census"\nqi = ["region", "sex"]\n\n'
-                    '[[steps]]\nkind = "tables"\nmethod = "ckm"\ndims = ["region", "sex"]\n'
-                    f'record_key = "pid"\nkey_file = "{key}"\nout = "counts"\npublish = true\n\n'
-                    '[outputs]\ndir = "out"\n')
-    assert anonsql.release_run(spec, engine).ok
-    texts = {p.name: p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()}
-    scripts = [t for name, t in texts.items() if name.endswith(".sql")]
-    assert scripts and any("sql/ckm/publish.sql" in t for t in scripts)
-    assert not [name for name, t in texts.items() if SECRET in t or read_key(str(key)).ipad.hex() in t]
-    assert json.loads(texts["manifest.json"])["published"] == ["counts", "counts_ptable", "counts_ckm_spec"]
