@@ -63,7 +63,8 @@ class _CommandGroup(Command, Group):
 @click.option("--previous", metavar="TABLE", help="last period's published table of the same shape (or its private "
               "audit): its suppressed cells are the secondaries chosen first; the report counts the cells that changed")
 @click.option("--method", type=click.Choice(["suppression", "ckm"]), default="suppression", show_default=True,
-              help="cell suppression, or the cell key method (consistent noise on every cell: counts only)")
+              help="cell suppression, or the cell key method (consistent noise on every cell; with --sum on totals "
+              "too; --hierarchy and --emit-sql apply to both)")
 @click.option("--record-key", metavar="COLUMN", help="ckm: the unit each record key is derived from, keyed by "
               "--key-file (HMAC-SHA256, as --pseudonymize; the key is never stored)")
 @click.option("--record-key-column", metavar="COLUMN", help="ckm: a column already holding record keys: "
