@@ -37,7 +37,8 @@ def _data(db, engine, tmp_path, rows: int = 300) -> pd.DataFrame:
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"region": rng.choice(["fr", "de", "it", "us", "ca", "mx"], rows,
                                                p=[.3, .3, .05, .25, .05, .05]),
-                          "sex": rng.choice(["f", "m"], rows), "pid": rng.permutation(rows) + 500,
+                          "sex": rng.choice(["f", "m", None], rows, p=[.48, .48, .04]),
+                          "pid": rng.permutation(rows) + 500,
                           "income": rng.integers(1, 100, rows).astype(float), "firm": rng.choice(list("pqrstu"), rows)})
     write_frame(engine, frame, "census")
     (tmp_path / "regions.toml").write_text(TOML)
@@ -50,8 +51,8 @@ def _cells(frame: pd.DataFrame, margins: bool = True):
     every grouping set (its grouping bit never set), sex or its Total."""
     for node in [*TREE, *_under("World")]:
         rows = frame[frame.region.isin(_under(node))]
-        for sex, g in rows.groupby("sex"):
-            yield node, sex, 0, g
+        for sex, g in rows.groupby("sex", dropna=False):  # a NULL sex is a value of its own, labelled NULL
+            yield node, None if pd.isna(sex) else sex, 0, g
         if margins and len(rows):
             yield node, "Total", 1, rows
 
@@ -71,6 +72,7 @@ def test_counts_over_taxonomy_levels_recomputed_from_the_rows(db, engine, tmp_pa
             expected[(node, sex, gid)] = value
     got = {(a, b, g): v for a, b, g, v in table_rows(engine, "pub")}
     assert got == expected and ("World", "Total", 1) in got and ("North", "f", 0) in got
+    assert ("World", None, 0) in got  # NULL sex: a value of its own
     assert r.utility["cells"] == len(list(_cells(frame)))
     # a node is the same cell as in a table where it is a plain value: the leaves and the root
     anonsql.ckm_table(db, "census", "region,sex", record_key="pid", D=3, V=1.5, js=2, out="plain")
