@@ -474,7 +474,7 @@ def safe_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = 
                   "scale": StrOptions(lazy(".ckm.rewrite", "SCALES"), label="--ckm-scale"),
                   "m": Interval(float, 0, None, closed="neither", label="--ckm-m"), "replace": bool,
                   "tables": [Parsed(lazy_parser(".tables", "parse_tables"), label="tables", bad=["a**b"]), list, tuple,
-                             None], "hierarchy": HIERARCHY})
+                             None], "hierarchy": HIERARCHY, "emit_sql": EMIT_SQL, "execute": bool})
 def ckm_table(db: str | Engine, table: str, dims: Sequence[str] | str | None = None, *,
               tables: str | Sequence[Sequence[str]] | None = None, margins: str = "cube",
               record_key: str | None = None, record_key_column: str | None = None, key_file: str | None = None,
