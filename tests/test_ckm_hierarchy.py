@@ -147,3 +147,20 @@ def test_a_wrong_node_fails_verification_and_writes_nothing(db, engine, tmp_path
         anonsql.ckm_table(db, "census", "region,sex", record_key="pid", hierarchy="region=regions", out="pub")
     for name in ("pub", "pub_ptable", "pub_ckm_spec"):
         assert anonsql.catalog.find_table(engine, name) is None
+
+
+@pytest.mark.parametrize("method", ["ckm", "suppression"])
+def test_a_release_tables_step_takes_a_hierarchy(db, engine, tmp_path, method):
+    _data(db, engine, tmp_path)
+    key = tmp_path / "ckm.key"
+    key.write_text(SECRET)
+    how = f'method = "ckm"\nrecord_key = "pid"\nkey_file = "{key}"\n' if method == "ckm" else "min_count = 3\n"
+    spec = tmp_path / "release.toml"
+    spec.write_text('[source]\ntable = "census"\nqi = ["region", "sex"]\n\n'
+                    f'[[steps]]\nkind = "tables"\n{how}dims = ["region", "sex"]\nhierarchy = {{region = "regions"}}\n'
+                    'out = "counts"\npublish = true\n\n[outputs]\ndir = "out"\n')
+    assert anonsql.release_run(spec, engine).ok
+    nodes = {row[0] for row in table_rows(engine, "counts")}
+    assert {"World", "Europe", "America", "North"} <= nodes and "Total" not in nodes
+    assert anonsql.release_verify(spec, engine).ok  # the audit along the same taxonomy
+    assert SECRET not in (tmp_path / "out" / "manifest.json").read_text()

@@ -92,7 +92,7 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
                "protection": "number", "previous": "str", "method": "str", "record_key": "str",
                "record_key_column": "str",
                "key_file": "str", "ckm_d": "int", "ckm_v": "number", "ckm_js": "int", "ckm_pstay": "number",
-               "ckm_top_k": "int", "ckm_scale": "str", "ckm_m": "number"},
+               "ckm_top_k": "int", "ckm_scale": "str", "ckm_m": "number", "hierarchy": "str_map"},
 }
 _REQUIRED = {"drop": ("columns",), "bin": ("columns",), "kanon": ("k",)}
 

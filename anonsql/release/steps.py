@@ -120,7 +120,7 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                D=o.get("ckm_d", 3), V=o.get("ckm_v", 1.5), js=o.get("ckm_js", 1),
                                pstay=o.get("ckm_pstay"), measure=o.get("sum"), contributor=o.get("contributor"),
                                top_k=o.get("ckm_top_k", 1), scale=o.get("ckm_scale", "top"), m=o.get("ckm_m", 0.05),
-                               out=out, replace=replace, script=True, progress=progress)
+                               hierarchy=o.get("hierarchy"), out=out, replace=replace, script=True, progress=progress)
     elif o.get("method", "suppression") != "suppression":
         raise AnonsqlError(f"step {step.number} (tables): method must be 'suppression' or 'ckm', got {o['method']!r}")
     else:
@@ -128,7 +128,8 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                    margins=o.get("margins", "cube"), measure=o.get("sum"),
                                    contributor=o.get("contributor"), min_count=o.get("min_count", 3),
                                    zero_unsafe=o.get("zero_unsafe", False), dominance=o.get("dominance"),
-                                   p_percent=o.get("p_percent"), protection=o.get("protection", 0.0), out=out,
+                                   p_percent=o.get("p_percent"), protection=o.get("protection", 0.0),
+                                   hierarchy=o.get("hierarchy"), out=out,
                                    replace=replace, script=True, progress=progress, previous=o.get("previous"))
     return report
 

@@ -242,7 +242,7 @@ def reprove_steps(engine: Engine, report: Report, spec: Spec, plan: PlanReport) 
         elif step.kind == "tables" and o.get("method") == "ckm":
             found = ckm.audit(engine, get_table(engine, step.outputs[0]), o.get("key_file"))
         elif step.kind == "tables":
-            found = tables.audit(engine, get_table(engine, step.outputs[0]), None)
+            found = tables.audit(engine, get_table(engine, step.outputs[0]), o.get("hierarchy"))
         elif step.kind in ROW_KINDS:
             continue  # re-proved above, with the guarantees of its chain
         else:
