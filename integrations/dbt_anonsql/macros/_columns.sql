@@ -15,15 +15,19 @@
   {{ return(none) }}
 {% endmacro %}
 
-{#- The names of the columns whose meta.anonsql.role is `role`, in the order of the model's yml. -#}
+{#- The names of the columns of `model` (a relation) whose meta.anonsql.role is `role`, in the order of its yml. -#}
 {% macro columns_with_role(model, role) %}
-  {%- set node = dbt_anonsql._node_of(model) -%}
+  {{ return(dbt_anonsql.declared_columns(dbt_anonsql._node_of(model), role)) }}
+{% endmacro %}
+
+{#- The same for a node (the model being built, or one of the graph): `columns.<name>.meta.anonsql.role`
+    (or under the column's config.meta). -#}
+{% macro declared_columns(node, role) %}
   {%- set found = [] -%}
   {%- if node is not none -%}
-    {%- for name, column in node.columns.items() -%}
-      {%- set meta = column.meta or {} -%}
-      {%- set config_meta = ((column.config or {}).get('meta') or {}) if column.config is defined else {} -%}
-      {%- set declared = (meta.get('anonsql') or config_meta.get('anonsql') or {}) -%}
+    {%- for name, column in (node.columns or {}).items() -%}
+      {%- set config_meta = (column.config or {}).get('meta') or {} if column.config is defined else {} -%}
+      {%- set declared = (column.meta or {}).get('anonsql') or config_meta.get('anonsql') or {} -%}
       {%- if declared.get('role') == role -%}{%- do found.append(column.name or name) -%}{%- endif -%}
     {%- endfor -%}
   {%- endif -%}
