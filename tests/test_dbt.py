@@ -8,6 +8,7 @@ linked into it as `dbt deps` would install a `local:` entry. Skipped when dbt is
 from __future__ import annotations
 
 import math
+import os
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -210,3 +211,86 @@ def test_missing_columns_is_one_clear_error(db, loaded, tmp_path):
     [r] = result.result.results
     assert str(r.status) == "error" and "give quasi_identifiers or declare columns" in r.message
 
+
+
+KANON_MODEL = """{{ config(materialized='anonsql_kanon', k=3, l_diversity=2, seed=0) }}
+select * from {{ source('raw', 'people') }}
+"""
+SAFE_MODEL = """{{ config(materialized='anonsql_safe_table', dims=['select', 'Zip Code'], min_count=3) }}
+select * from {{ source('raw', 'people') }}
+"""
+MODELS_YML = """version: 2
+models:
+  - name: people_k3
+    columns:
+      - {name: age, meta: {anonsql: {role: qi}}}
+      - {name: select, meta: {anonsql: {role: qi}}}
+      - {name: Zip Code, meta: {anonsql: {role: qi}}}
+      - {name: diagnosis, meta: {anonsql: {role: sensitive}}}
+      - {name: PatientId, meta: {anonsql: {role: identifier}}}
+    data_tests:
+      - dbt_anonsql.k_anonymity: {name: model_k3, arguments: {k: 3}}
+      - dbt_anonsql.l_diversity: {name: model_l2, arguments: {l: 2}}
+  - name: people_safe
+"""
+
+
+def build_project(db: str, folder: Path) -> Path:
+    """A project whose source `people` fails k-anonymity (a warning, so that `dbt build` goes on to
+    the models downstream) and whose models fix it."""
+    target = profile(db, folder)
+    raw = sources_yml(target["schema"], {"people": [
+        "          - dbt_anonsql.k_anonymity: {name: raw_k3, config: {severity: warn},"
+        " arguments: {quasi_identifiers: [age, select, Zip Code], k: 3}}"]})
+    return write_project(folder / "project", target, {
+        "models/sources.yml": raw, "models/people_k3.sql": KANON_MODEL, "models/people_safe.sql": SAFE_MODEL,
+        "models/models.yml": MODELS_YML})
+
+
+def test_kanon_model_passes_what_the_raw_table_fails(tmp_path):
+    """One `dbt build` on DuckDB: the raw table fails k_anonymity (warns), the anonsql_kanon model is built
+    by anonsql (the identifier dropped, 3-anonymous and 2-diverse by anonsql check too) and passes
+    k_anonymity and l_diversity; the safe table equals anonsql's own run; no private input is left."""
+    pytest.importorskip("highspy", reason="anonsql_safe_table needs the tables extra")
+    db = str(tmp_path / "warehouse.duckdb")
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
+    with connect(db, create=True) as engine:
+        write_frame(engine, frame, "people", kinds={c: KINDS[c] for c in frame.columns})
+    got = run_dbt(build_project(db, tmp_path), "build")
+    assert got["raw_k3"][0] == "warn" and got["raw_k3"][1] > 0
+    assert got["model_k3"][0] == "pass" and got["model_l2"][0] == "pass"
+    assert got["people_k3"][0] == "success" and got["people_safe"][0] == "success"
+    with connect(db) as engine:
+        names = {t.lower() for (t,) in engine.fetch_all("SELECT table_name FROM information_schema.tables")}
+        assert not [n for n in names if "anonsql_private_input" in n]
+        assert "patientid" not in {c.name.lower() for c in get_table(engine, "people_k3").columns}
+        assert anonsql.check(engine, "people_k3", ["age", "select", "Zip Code"], 3, l_diversity={"diagnosis": 2}).ok
+        anonsql.safe_table(engine, "people", ["select", "Zip Code"], min_count=3, out="people_safe_direct")
+        rows = "SELECT * FROM {} ORDER BY 1, 2, 3, 4"
+        assert engine.fetch_all(rows.format("people_safe")) == engine.fetch_all(rows.format("people_safe_direct"))
+
+
+def test_materializations_refuse_where_dbt_runs_no_python(pg_server_url, tmp_path):
+    """dbt-postgres runs no Python in dbt's process: both materializations stop with one line
+    naming why, before writing anything."""
+    pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres is not installed")
+    with connect(pg_server_url) as engine:
+        schema = f"dbt_{os.getpid()}"
+        engine.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        engine.execute(f"CREATE SCHEMA {schema}")
+        db = f"{pg_server_url}?options=-csearch_path%3D{schema}"
+    with connect(db) as engine:
+        frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
+        write_frame(engine, frame, "people", kinds={c: KINDS[c] for c in frame.columns})
+        folder = build_project(db, tmp_path)
+        result = dbt_main.dbtRunner().invoke(["run", "--project-dir", str(folder), "--profiles-dir", str(folder),
+                                              "--log-path", str(folder / "logs"), "--quiet"])
+        messages = {r.node.name: r.message for r in result.result.results}
+        for name, kind in (("people_k3", "anonsql_kanon"), ("people_safe", "anonsql_safe_table")):
+            [line] = [t for t in messages[name].splitlines() if "runs no Python" in t]  # one line, then dbt's stack
+            assert f"materialized='{kind}'" in line
+            assert line.endswith("dbt-postgres runs no Python in dbt's process, where anonsql runs; build the model "
+                                 "with dbt-duckdb, or run `anonsql` on the table")
+        tables = engine.fetch_all("SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                                  "current_schema()")
+        assert sorted(t for (t,) in tables) == ["people"]
