@@ -7,6 +7,7 @@ linked into it as `dbt deps` would install a `local:` entry. Skipped when dbt is
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import urllib.parse
@@ -294,3 +295,113 @@ def test_materializations_refuse_where_dbt_runs_no_python(pg_server_url, tmp_pat
         tables = engine.fetch_all("SELECT table_name FROM information_schema.tables WHERE table_schema = "
                                   "current_schema()")
         assert sorted(t for (t,) in tables) == ["people"]
+
+
+SPEC = """[release]
+name = "people"
+
+[source]
+table = "people"
+qi = ["age", "select", "Zip Code"]
+sensitive = ["diagnosis"]
+
+[[steps]]
+kind = "kanon"
+k = 3
+l_diversity = {diagnosis = 2}
+drop = ["PatientId", "email", "salary", "visit"]
+out = "people_k3"
+publish = true
+
+[[steps]]
+kind = "tables"
+input = "source"
+dims = ["select", "Zip Code"]
+min_count = 3
+out = "people_safe"
+publish = true
+
+[gates]
+k = 3
+l_diversity = {diagnosis = 2}
+max_risk = 0.34
+max_suppressed = 0.9
+"""
+
+
+def export(capsys, *argv: str) -> tuple[int, str, str]:
+    from anonsql.cli import main
+
+    code = main(["dbt", "export", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exported_schema_builds_the_release_in_dbt(tmp_path, capsys):
+    """`anonsql dbt export` of a release: its schema.yml, dropped into a dbt project whose models
+    select the source, builds the kanon step's table with anonsql_kanon and the tables step's with
+    anonsql_safe_table, and its tests (k = 3 from k and max_risk, l = 2, no direct identifiers)
+    pass in the same dbt build, as anonsql check says of the same table."""
+    pytest.importorskip("highspy", reason="anonsql_safe_table needs the tables extra")
+    spec = tmp_path / "people.toml"
+    spec.write_text(SPEC)
+    code, yml, err = export(capsys, str(spec))
+    assert code == 0 and "3 dbt_anonsql tests on 2 models" in err and "max_suppressed" in err
+    db = str(tmp_path / "warehouse.duckdb")
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
+    with connect(db, create=True) as engine:
+        write_frame(engine, frame, "people", kinds={c: KINDS[c] for c in frame.columns})
+    source = "select * from {{ source('raw', 'people') }}\n"
+    folder = write_project(tmp_path / "project", profile(db, tmp_path), {
+        "models/schema.yml": yml, "models/sources.yml": sources_yml("main", {}),
+        "models/people_k3.sql": source, "models/people_safe.sql": source})
+    got = run_dbt(folder, "build")
+    tests = {name: status for name, (status, _) in got.items() if name.startswith("dbt_anonsql_")}
+    assert len(tests) == 3 and set(tests.values()) == {"pass"}, got
+    assert {got["people_k3"][0], got["people_safe"][0]} == {"success"}
+    with connect(db) as engine:
+        assert anonsql.check(engine, "people_k3", ["age", "select", "Zip Code"], 3, l_diversity={"diagnosis": 2}).ok
+        assert not scan(engine, get_table(engine, "people_k3"), ["diagnosis"])
+        assert {c.name for c in get_table(engine, "people_k3").columns} == {"age", "select", "Zip Code", "diagnosis"}
+
+
+def test_export_maps_max_risk_to_k_and_says_what_dbt_cannot_check(tmp_path, capsys):
+    """max_risk 0.2 asks |E| >= 5: a stricter k_anonymity than k = 3; every gate dbt cannot check is named."""
+    spec = tmp_path / "people.toml"
+    spec.write_text(SPEC.replace("max_risk = 0.34", "max_risk = 0.2\nmax_nb_error_loss = 0.1"))
+    out = tmp_path / "schema.yml"
+    code, stdout, err = export(capsys, str(spec), "--out", str(out), "--json")
+    report = json.loads(stdout)
+    assert code == 0 and report["out"] == str(out) and report["not_in_dbt"] == ["max_suppressed", "max_nb_error_loss"]
+    text = out.read_text()
+    assert '"k": 5' in text and '"k": 3' not in text and "# gates no dbt test checks: max_suppressed" in text
+
+
+@pytest.mark.parametrize("text, message", [
+    (None, "does-not-exist.toml"),
+    (SPEC.replace("k = 3\nl_diversity", "k = \"three\"\nl_diversity", 1),
+     "people.toml:11: step 1 (kanon) k must be a whole number"),
+    ("[release]\nname = \"x\"\n\n[source]\ntable = \"people\"\nqi = [\"age\"]\n\n[[steps]]\nkind = \"tables\"\n"
+     "tables = \"select*age\"\nout = \"t\"\n",
+     "people.toml:1: nothing to export to dbt"),
+])
+def test_export_bad_input_is_one_line_exit_2(tmp_path, capsys, text, message):
+    """A missing or wrong spec (the file and line first), a release with nothing dbt can test or
+    build: one line, exit 2, no file written."""
+    spec = tmp_path / ("people.toml" if text else "does-not-exist.toml")
+    if text:
+        spec.write_text(text)
+    out = tmp_path / "schema.yml"
+    code, stdout, err = export(capsys, str(spec), "--out", str(out))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and stdout == "", err
+    assert not out.exists()
+
+
+def test_export_keeps_an_existing_file_without_replace(tmp_path, capsys):
+    spec = tmp_path / "people.toml"
+    spec.write_text(SPEC)
+    out = tmp_path / "schema.yml"
+    out.write_text("mine\n")
+    code, _, err = export(capsys, str(spec), "--out", str(out))
+    assert code == 2 and "give --replace" in err and out.read_text() == "mine\n"
+    assert export(capsys, str(spec), "--out", str(out), "--replace")[0] == 0 and "k_anonymity" in out.read_text()
