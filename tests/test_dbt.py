@@ -405,3 +405,34 @@ def test_export_keeps_an_existing_file_without_replace(tmp_path, capsys):
     code, _, err = export(capsys, str(spec), "--out", str(out))
     assert code == 2 and "give --replace" in err and out.read_text() == "mine\n"
     assert export(capsys, str(spec), "--out", str(out), "--replace")[0] == 0 and "k_anonymity" in out.read_text()
+
+
+def test_package_readme_example_runs_as_written(tmp_path, monkeypatch, capsys):
+    """The package README's example, run as written in a copy of the package (its project reads
+    the package as `local: ..`): `dbt` commands in-process, `anonsql` ones by the CLI, each must
+    succeed; the count of small classes the README quotes is the raw table's, by anonsql check."""
+    import re
+    import shlex
+    import shutil
+
+    from anonsql.cli import main
+
+    pytest.importorskip("dbt.adapters.duckdb", reason="dbt-duckdb is not installed")
+    readme = (PACKAGE / "README.md").read_text()
+    [block] = re.findall(r"^```sh\n(.*?)^```", readme, flags=re.S | re.M)
+    copy = tmp_path / "dbt_anonsql"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "*.duckdb*"))
+    monkeypatch.chdir(copy)
+    ran = []
+    for argv in (shlex.split(line, comments=True) for line in block.splitlines()):
+        if argv[0] == "cd":
+            monkeypatch.chdir(argv[1])
+        elif argv[0] == "dbt":
+            result = dbt_main.dbtRunner().invoke([*argv[1:], "--quiet"])
+            assert result.success, (argv, result.exception)
+        else:
+            assert argv[0] == "anonsql" and main(argv[1:]) == 0, (argv, capsys.readouterr())
+        ran.append(argv[0])
+    assert ran == ["cd", "dbt", "dbt", "anonsql"]
+    small = int(re.search(r"not 3-anonymous \((\d+) classes smaller", readme).group(1))
+    assert anonsql.check("example.duckdb", "patients", ["age", "sex", "zip"], 3).violating_groups == small
