@@ -90,10 +90,6 @@
   {{- return(left ~ ' IS NOT DISTINCT FROM ' ~ right) -}}
 {% endmacro %}
 
-{% macro spark__null_safe_equal(left, right) %}
-  {{- return(left ~ ' <=> ' ~ right) -}}
-{% endmacro %}
-
 {#- anonsql's kind of column `name` of `model` (anonsql.catalog.type_kind): the first kind one of
     whose stems the type name contains (text first: `character varying` is text); the type name
     itself when none does, '' when the column or the relation is not known. -#}
