@@ -22,7 +22,7 @@ from anonsql.catalog import get_table
 from anonsql.data import risk
 from anonsql.data.loading import write_frame
 from anonsql.engine import connect
-from anonsql.identifiers import scan
+from anonsql.identifiers import scan, unlisted
 
 dbt_main = pytest.importorskip("dbt.cli.main", reason="dbt is not installed (pip install -e '.[dbt]')")
 
@@ -70,7 +70,8 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
                 (table, "min_group_size", {"dimensions": ["select"], "n": 3, "entity_key": "PatientId"}),
                 (table, "min_group_size", {"dimensions": ["age"], "n": 2, "entity_key": "visit"}),
                 (table, "no_direct_identifiers", {"columns": ["diagnosis", "salary", "email", "PatientId", "visit"]}),
-                (table, "no_direct_identifiers", {"columns": ["diagnosis"]})]
+                (table, "no_direct_identifiers", {"columns": ["diagnosis"]}),
+                (table, "no_direct_identifiers", {})]  # every column not declared a quasi-identifier
         out.append((table, "k_anonymity", {"k": 2}))  # the quasi-identifiers from the columns' meta
     return out
 
@@ -88,7 +89,7 @@ def expected(engine, table: str, test: str, args: dict[str, Any]) -> int:
         sizes = frame.groupby(args["dimensions"], dropna=False)[args["entity_key"]].nunique(dropna=False)
         return int((sizes < args["n"]).sum())
     if test == "no_direct_identifiers":
-        return len(scan(engine, tab, args["columns"]))
+        return len(scan(engine, tab, args.get("columns") or unlisted(tab.column_names, ["age", "select"])))
     if not TABLES[table]["age"]:
         return 0  # anonsql check: an empty table holds every check
     d = risk.diversity(engine, tab, args["quasi_identifiers"], args["sensitive"],
@@ -173,8 +174,9 @@ def loaded(db):
     engine.close()
 
 
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_verdicts_equal_anonsql(db, loaded, tmp_path):
-    """Over 30+ cases per engine, each dbt test fails exactly when anonsql finds violations, and
+    """Over 30+ cases per engine (96), each dbt test fails exactly when anonsql finds violations, and
     returns as many rows as anonsql counts violating groups (entropy l: the verdict only)."""
     all_cases = cases()
     assert len(all_cases) >= 30
@@ -248,6 +250,7 @@ def build_project(db: str, folder: Path) -> Path:
         "models/models.yml": MODELS_YML})
 
 
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_kanon_model_passes_what_the_raw_table_fails(tmp_path):
     """One `dbt build` on DuckDB: the raw table fails k_anonymity (warns), the anonsql_kanon model is built
     by anonsql (the identifier dropped, 3-anonymous and 2-diverse by anonsql check too) and passes
@@ -337,6 +340,7 @@ def export(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_exported_schema_builds_the_release_in_dbt(tmp_path, capsys):
     """`anonsql dbt export` of a release: its schema.yml, dropped into a dbt project whose models
     select the source, builds the kanon step's table with anonsql_kanon and the tables step's with
@@ -407,6 +411,7 @@ def test_export_keeps_an_existing_file_without_replace(tmp_path, capsys):
     assert export(capsys, str(spec), "--out", str(out), "--replace")[0] == 0 and "k_anonymity" in out.read_text()
 
 
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_package_readme_example_runs_as_written(tmp_path, monkeypatch, capsys):
     """The package README's example, run as written in a copy of the package (its project reads
     the package as `local: ..`): `dbt` commands in-process, `anonsql` ones by the CLI, each must

@@ -39,6 +39,10 @@
                      '^[0-9]+([.,][0-9]+)?$']),
                    ('digit strings of 9 or more digits', '^[0-9]{9,}$', none),
                    ('whole numbers in scientific notation', '^[0-9](\\.[0-9]+)?[eE]\\+?(0?[89]|[1-9][0-9])$', none)] -%}
+{%- if names | length == 0 %}
+-- every column is a quasi-identifier: none to scan
+SELECT CAST(NULL AS VARCHAR) AS column_name WHERE 1 = 0
+{%- else %}
 -- per column A: its non-NULL rows, |dom(A)|, the rows sharing their value with <= 4 others, and the
 -- rows in an identifier's format
 WITH total AS (
@@ -88,4 +92,5 @@ SELECT column_name, n_rows, n_distinct, by_name, is_unique, nearly_unique, by_fo
 FROM flagged
 WHERE n_rows >= 2 AND (by_name = 1 OR is_unique = 1 OR nearly_unique = 1 OR by_format = 1)
 ORDER BY position
+{%- endif %}
 {% endmacro %}
