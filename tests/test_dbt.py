@@ -69,6 +69,7 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
         out += [(table, "min_group_size", {"dimensions": ["select"], "n": 3}),
                 (table, "min_group_size", {"dimensions": ["select"], "n": 3, "entity_key": "PatientId"}),
                 (table, "min_group_size", {"dimensions": ["age"], "n": 2, "entity_key": "visit"}),
+                (table, "min_group_size", {"dimensions": ["select"], "n": 40, "count_column": "salary"}),
                 (table, "no_direct_identifiers", {"columns": ["diagnosis", "salary", "email", "PatientId", "visit"]}),
                 (table, "no_direct_identifiers", {"columns": ["diagnosis"]}),
                 (table, "no_direct_identifiers", {})]  # every column not declared a quasi-identifier
@@ -82,10 +83,14 @@ def expected(engine, table: str, test: str, args: dict[str, Any]) -> int:
     if test == "k_anonymity":
         qi = args.get("quasi_identifiers", ["age", "select"])  # the meta roles of sources_yml
         return anonsql.check(engine, table, qi, args["k"]).violating_groups
-    if test == "min_group_size" and "entity_key" not in args:
+    if test == "min_group_size" and not {"entity_key", "count_column"} & set(args):
         return anonsql.check(engine, table, args["dimensions"], args["n"]).violating_groups
+    frame = pd.DataFrame(TABLES[table]).astype(object)
+    if test == "min_group_size" and "count_column" in args:  # sums of the counts, all-NULL groups unpublished
+        counts = frame.groupby(args["dimensions"], dropna=False)[args["count_column"]]
+        sums = counts.sum(min_count=1)[counts.count() > 0]
+        return int(((sums > 0) & (sums < args["n"])).sum())
     if test == "min_group_size":  # distinct entities per group, a NULL key one entity: counted by pandas
-        frame = pd.DataFrame(TABLES[table]).astype(object)
         sizes = frame.groupby(args["dimensions"], dropna=False)[args["entity_key"]].nunique(dropna=False)
         return int((sizes < args["n"]).sum())
     if test == "no_direct_identifiers":
@@ -176,7 +181,7 @@ def loaded(db):
 
 @pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_verdicts_equal_anonsql(db, loaded, tmp_path):
-    """Over 30+ cases per engine (96), each dbt test fails exactly when anonsql finds violations, and
+    """Over 30+ cases per engine (100), each dbt test fails exactly when anonsql finds violations, and
     returns as many rows as anonsql counts violating groups (entropy l: the verdict only)."""
     all_cases = cases()
     assert len(all_cases) >= 30
@@ -235,6 +240,14 @@ models:
       - dbt_anonsql.k_anonymity: {name: model_k3, arguments: {k: 3}}
       - dbt_anonsql.l_diversity: {name: model_l2, arguments: {l: 2}}
   - name: people_safe
+    data_tests:
+      - dbt_anonsql.min_group_size:
+          name: safe_3
+          arguments: {dimensions: [select, Zip Code, grouping_id], n: 3, count_column: value}
+      - dbt_anonsql.min_group_size:
+          name: safe_100
+          config: {severity: warn}
+          arguments: {dimensions: [select, Zip Code, grouping_id], n: 100, count_column: value}
 """
 
 
@@ -254,7 +267,8 @@ def build_project(db: str, folder: Path) -> Path:
 def test_kanon_model_passes_what_the_raw_table_fails(tmp_path):
     """One `dbt build` on DuckDB: the raw table fails k_anonymity (warns), the anonsql_kanon model is built
     by anonsql (the identifier dropped, 3-anonymous and 2-diverse by anonsql check too) and passes
-    k_anonymity and l_diversity; the safe table equals anonsql's own run; no private input is left."""
+    k_anonymity and l_diversity; the safe table equals anonsql's own run and passes min_group_size
+    over its counts; no private input is left."""
     pytest.importorskip("highspy", reason="anonsql_safe_table needs the tables extra")
     db = str(tmp_path / "warehouse.duckdb")
     frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
@@ -272,6 +286,9 @@ def test_kanon_model_passes_what_the_raw_table_fails(tmp_path):
         anonsql.safe_table(engine, "people", ["select", "Zip Code"], min_count=3, out="people_safe_direct")
         rows = "SELECT * FROM {} ORDER BY 1, 2, 3, 4"
         assert engine.fetch_all(rows.format("people_safe")) == engine.fetch_all(rows.format("people_safe_direct"))
+        [(published, smallest)] = engine.fetch_all("SELECT COUNT(*), MIN(value) FROM people_safe WHERE value > 0")
+    # the published cells count 3 or more; every one of them is below 100
+    assert smallest >= 3 and got["safe_3"][0] == "pass" and got["safe_100"] == ("warn", published)
 
 
 def test_materializations_refuse_where_dbt_runs_no_python(pg_server_url, tmp_path):
