@@ -458,3 +458,29 @@ def test_package_readme_example_runs_as_written(tmp_path, monkeypatch, capsys):
     assert ran == ["cd", "dbt", "dbt", "anonsql"]
     small = int(re.search(r"not 3-anonymous \((\d+) classes smaller", readme).group(1))
     assert anonsql.check("example.duckdb", "patients", ["age", "sex", "zip"], 3).violating_groups == small
+
+
+@pytest.mark.slow  # dbt parses the project, then runs it
+def test_kanon_model_configs_reach_anonsql(tmp_path):
+    """The model's config, not its meta, decides: qi, k, class, drop and pseudonymize (keyed by a
+    key file) reach anonsql's k_anonymize: the model is 2-anonymous over the configured QIs, the
+    dropped columns are gone and no original id is left in the pseudonymized column."""
+    db = str(tmp_path / "warehouse.duckdb")
+    frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
+    with connect(db, create=True) as engine:
+        write_frame(engine, frame, "people", kinds={c: KINDS[c] for c in frame.columns})
+    key = tmp_path / "pseudonym.key"
+    key.write_text("a secret key of the steward's\n")
+    model = ("{{ config(materialized='anonsql_kanon', qi=['age', 'Zip Code'], k=2, class='visit', "
+             f"drop=['email', 'salary'], pseudonymize=['PatientId'], key_file='{key}') }}}}\n"
+             "select * from {{ source('raw', 'people') }}\n")
+    folder = write_project(tmp_path / "project", profile(db, tmp_path), {
+        "models/sources.yml": sources_yml("main", {}), "models/people_k2.sql": model})
+    assert run_dbt(folder, "run")["people_k2"][0] == "success"
+    with connect(db) as engine:
+        assert anonsql.check(engine, "people_k2", ["age", "Zip Code"], 2).ok
+        assert not anonsql.check(engine, "people_k2", ["age", "Zip Code"], 3).ok  # k came from the config
+        columns = [c.name for c in get_table(engine, "people_k2").columns]
+        assert sorted(columns) == sorted(["age", "select", "Zip Code", "diagnosis", "PatientId", "visit"])
+        ids = {str(i) for (i,) in engine.fetch_all('SELECT "PatientId" FROM people_k2')}
+        assert len(ids) == len(PEOPLE["PatientId"]) and not ids & {str(i) for i in PEOPLE["PatientId"]}
