@@ -16,7 +16,7 @@ from .test_profile import SMALL
 #: Commands that only read: the shared options (--json, --quiet, --report) and no more.
 READ_ONLY = {("profile",), ("check",), ("ac",), ("evaluate",), ("nbc", "views"), ("nbc", "check"),
              ("nbc", "verify"), ("nbc", "breach"), ("taxonomy", "show"), ("tables", "audit"), ("tables", "ptable"),
-             ("release", "plan"),
+             ("release", "plan"), ("dbt", "export"),
              ("release", "verify"), ("cleanup",), ("show",), ("sql",), ("risk",),
              ("attack", "linkage"), ("attack", "difference")}
 #: Commands that bring tables in from outside (a file, a bundled data set, a spec's own script): --replace.

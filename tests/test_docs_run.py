@@ -120,7 +120,7 @@ DAY = ["load", "dataset", "profile", "check", "kanon", "evaluate", "show", "sql"
        "ac", "nbc views", "nbc check", "nbc publish", "nbc verify", "nbc breach", "protect", "taxonomy load",
        "taxonomy show", "tables", "tables audit", "tables ptable", "risk", "attack linkage", "attack difference",
        "cleanup", "release", "release plan", "release run",
-       "release verify"]
+       "release verify", "dbt", "dbt export"]
 
 
 def test_every_command_with_an_example_is_in_the_day():

@@ -65,8 +65,8 @@ class Root(Group):
     MODULES = {"load": "data", "dataset": "data", "profile": "data", "check": "data", "bin": "data",
                "kanon": "kanon", "evaluate": "evaluate", "nbc": "nbc", "protect": "protect", "taxonomy": "taxonomy",
                "binarize": "features", "features": "features", "ac": "features", "tables": "tables",
-               "release": "release", "cleanup": "cleanup", "risk": "attack", "attack": "attack", "show": "look",
-               "sql": "look"}
+               "release": "release", "dbt": "dbt", "cleanup": "cleanup", "risk": "attack", "attack": "attack",
+               "show": "look", "sql": "look"}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.MODULES, *self.commands})
