@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .data.profile import ProfileReport
     from .evaluate.job import EvaluationReport
     from .features.job import AcReport, BinarizeReport, FeaturesReport
+    from .hierarchy import HierarchyReport
     from .kanon.job import KanonReport
     from .nbc.job import BreachReport, CheckReport, PublishReport, VerifyReport, ViewsReport
     from .protect import ProtectReport
@@ -397,6 +398,16 @@ def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None
 
     with _open(db) as engine:
         return _taxonomy_store.load_taxonomy(engine, name, file=file, table=table, replace=replace)
+
+
+def hierarchy_show(db: str | Engine, table: str, hierarchies: Sequence[str] | str | Mapping[str, str]
+                   ) -> HierarchyReport:
+    """What each level of each hierarchy ('COLUMN=KIND:ARGS', or {column: spec}) publishes on
+    `table`: meaning, distinct labels and rows covered, counted by SQL (anonsql.hierarchy)."""
+    from .hierarchy import show as _hierarchy_show
+
+    with _open(db) as engine:
+        return _hierarchy_show.show_hierarchies(engine, table, hierarchies)
 
 
 def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:
