@@ -167,7 +167,9 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                 execute: bool = True, progress: Callable[[str], None] | None = None,
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
-                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None) -> KanonReport:
+                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
+                hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
+                max_suppressed_records: float = 0.05) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -179,6 +181,9 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     `l_diversity` ('COL=L' or {col: L}), `entropy_l` ({col: L}), `recursive_cl` ('COL=C,L') and
     `t_closeness` ({col: T}) are enforced as constraints of the same loop and checked by SQL.
+    `hierarchy` ('COL=KIND:ARGS' texts or {col: spec}, anonsql.hierarchy) generalizes those QIs
+    first, at the lattice node of least loss metric leaving at most `max_suppressed_records` of
+    the rows in classes below k (anonsql.kanon.recoding), then suppresses.
     """
     from .kanon import entry as _kanon_entry
 
@@ -187,7 +192,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
-                                        recursive_cl=recursive_cl, t_closeness=t_closeness)
+                                        recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
+                                        max_suppressed_records=max_suppressed_records)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
