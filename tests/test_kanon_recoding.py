@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pytest
 
+import anonsql
 from anonsql import api, check
 from anonsql.catalog import find_table
 from anonsql.errors import AnonsqlError, VerificationError
@@ -140,3 +141,18 @@ def test_kanon_hierarchy_cli_and_refusals(capsys, db, engine, make_table):
     code, _, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age", "--k", "2",
                        "--hierarchy", "age=interval:10", "--max-suppressed-records", "1.5")
     assert code == 2 and "1.5" in err
+
+
+def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
+    make_table("people", HAND)
+    spec = tmp_path / "people.toml"
+    spec.write_text('[source]\ntable = "people"\nqi = ["age", "zip", "sex"]\nclass = "income"\n\n'
+                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_g"\nmax_suppressed_records = 0.2\n'
+                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\n\n[gates]\nk = 2\n')
+    report = anonsql.release_run(str(spec), engine)
+    assert report.ok and report.published == ["people_g"]
+    manifest = json.loads((tmp_path / "people.release" / "manifest.json").read_text())
+    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in json.dumps(manifest)
+    spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
+    with pytest.raises(AnonsqlError, match=r"^\S*people\.toml:\d+: bad hierarchy zip='prefix:0'"):
+        anonsql.release_run(str(spec), engine, replace=True)
