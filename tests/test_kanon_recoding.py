@@ -156,3 +156,12 @@ def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
     spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
     with pytest.raises(AnonsqlError, match=r"^\S*people\.toml:\d+: bad hierarchy zip='prefix:0'"):
         anonsql.release_run(str(spec), engine, replace=True)
+
+
+def test_an_engine_without_the_recoding_search_refuses(engine, make_table, monkeypatch):
+    """Spark declares recodes_globally = False (README's Spark table): one error line, no table."""
+    make_table("people", HAND)
+    monkeypatch.setattr(type(engine), "recodes_globally", False)
+    with pytest.raises(AnonsqlError, match="does not run on this engine yet"):
+        api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS, out="people_g")
+    assert find_table(engine, TableName("people_g")) is None

@@ -118,6 +118,8 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         hierarchies: Sequence[Hierarchy], max_suppressed: float, *, out: str | None, emit_sql: str | None,
         execute: bool, in_place: bool, progress: Progress | None = None, **options: Any) -> job.KanonReport:
     """Search the node, recode the source as a view, run the kanon job on it, check the labels."""
+    if not engine.recodes_globally:
+        raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
     if in_place:
         raise AnonsqlError("--hierarchy writes text labels into a new table; it cannot run --in-place")
     if emit_sql or not execute:
@@ -149,6 +151,9 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     report.table = str(source)
+    for h, level in zip(ordered, chosen.levels):  # NULL on every row of the view: not the source's own NULLs
+        if level == h.top:
+            report.original_nulls_by_column.pop(h.column, None)
     report.recoding = {
         "levels": {h.column: level for h, level in zip(ordered, chosen.levels)},
         "meaning": {h.column: f"{h.spec}: level {level} of {h.top}, {h.meaning(level)}"
