@@ -74,7 +74,8 @@ def test_labels_as_the_issue_spells_them():
 
 @pytest.mark.parametrize("text", ["age", "age=interval", "age=interval:0", "age=interval:10,5", "age=interval:5,12",
                                   "age=width:5", "zip=prefix:1,3", "d=date:year,month", "d=date:week,month",
-                                  "d=date:fortnight", "s=taxonomy:", "s=taxonomy:a,b", "=interval:5"])
+                                  "d=date:fortnight", "s=taxonomy:", "s=taxonomy:a,b", "=interval:5",
+                                  "x=prefix:" + ",".join(str(n) for n in range(40, 0, -1))])
 def test_bad_specs_are_one_error(text):
     with pytest.raises(AnonsqlError) as err:
         parse(text)

@@ -33,6 +33,7 @@ from ..taxonomy.model import Taxonomy
 
 KINDS = ("interval", "prefix", "date", "taxonomy")
 PERIODS = ("day", "week", "month", "quarter", "year")
+MAX_STEPS = 29
 #: The column kinds (anonsql.catalog.type_kind) each hierarchy kind generalizes.
 COLUMN_KINDS = {"interval": ("integer", "float", "decimal"), "prefix": ("text",), "date": ("date", "timestamp"),
                 "taxonomy": None, "none": None}  # any: a taxonomy matches values by their text
@@ -84,6 +85,9 @@ class Hierarchy:
 
     def with_taxonomy(self, tree: Taxonomy) -> Hierarchy:
         """A `taxonomy:NAME` hierarchy with its stored tree: one level per step up to the root's children."""
+        if tree.height - 1 > MAX_STEPS:
+            raise AnonsqlError(f"hierarchy {self.column}={self.spec}: taxonomy {tree.name!r} is {tree.height} levels "
+                               f"deep; at most {MAX_STEPS + 1} are searched")
         return replace(self, taxonomy=tree, steps=tuple(range(1, max(tree.height, 1))))
 
     def label(self, value: Any, level: int) -> str | None:
@@ -134,6 +138,8 @@ def parse_spec(column: str, spec: str) -> Hierarchy:
     bad = AnonsqlError(f"bad hierarchy {column}={spec!r}: {USAGE}")
     if kind not in KINDS or not items:
         raise bad
+    if len(items) > MAX_STEPS:  # PostgreSQL's GROUPING() takes at most 31 columns: the levels of one QI
+        raise AnonsqlError(f"bad hierarchy {column}={spec!r}: at most {MAX_STEPS} levels between the value and *")
     if kind == "taxonomy":
         if len(items) != 1:
             raise bad
