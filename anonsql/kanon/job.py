@@ -138,7 +138,9 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
         changes: str | None = None, script: bool = False, models: Sequence[Model] = (),
-        also_verify: Callable[[Report, Table], None] | None = None) -> KanonReport:
+        also_verify: Callable[[Report, Table], None] | None = None,
+        script_before: Sequence[tuple[str, str]] = (), script_checks: Sequence[tuple[str, str]] = ()
+        ) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
     The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
@@ -146,7 +148,8 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     statistics and checks read the table through a temporary view that adds the constant label.
     `models` (anonsql.kanon.diversity, numbered by sensitive column) are enforced by the loop
     beside k and re-checked by SQL on the output (verify.diversity); `also_verify(report, written)`
-    records a caller's own checks in the same transaction (kanon.recoding's labels).
+    records a caller's own checks in the same transaction (kanon.recoding's labels); the script then
+    opens with `script_before` and ends with `script_checks` (their statements, as a reviewer runs them).
     """
     say = progress or silent
     identifiers.check_same_text(engine, source, pseudonymize)
@@ -213,8 +216,9 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target, models),
-                                    replace=replaced is not None, extra=extra)
+        title, warnings, checks = _script_texts(engine.dialect, report, source, target, models)
+        report.script = plan.script(engine.dialect, title, warnings, [*checks, *script_checks],
+                                    replace=replaced is not None, extra=extra, before=script_before)
         if emit_sql:
             save(emit_sql, report.script)
     if not execute:

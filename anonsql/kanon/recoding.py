@@ -122,8 +122,6 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
     if in_place:
         raise AnonsqlError("--hierarchy writes text labels into a new table; it cannot run --in-place")
-    if emit_sql or not execute:
-        raise AnonsqlError("--emit-sql and --dry-run do not yet show a --hierarchy run's recoding; run without them")
     say = progress or silent
     by_column = {h.column: h for h in hierarchies}
     stray = [h.column for h in hierarchies if h.column not in qi]
@@ -145,9 +143,20 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     def check(report: Report, written: Table) -> None:
         labels(engine, report, source, written, ordered, chosen.levels)
 
+    out = out or f"{source.name}_k{k}"
+    target = sql.TableName.parse(out)
+    node = "; ".join(f"{h.column} level {level}: {h.meaning(level)}" for h, level in zip(ordered, chosen.levels))
+    before = [(f"global recoding (issue 33), the lattice node of least loss metric: {node}; the source seen recoded "
+               "at it (sql/kanon/recoded_view.sql)",
+               sql.readable("kanon/recoded_view", d, view=view.expr, src=source.expr, item=[i.copy() for i in items]))]
+    checks = [(f"{h.column}: published values that are neither NULL nor a label of as many source rows at level "
+               f"{level}: must return 0", sql.readable("kanon/recoding_outside", d, out=target.expr, src=source.expr,
+                                                       col=sql.column(h.column), label=level_expr(h, level)))
+              for h, level in zip(ordered, chosen.levels)]
     try:
-        report = job.run(engine, recoded, rows, qi, class_column, k, out=out or f"{source.name}_k{k}",
-                         emit_sql=None, execute=True, in_place=False, progress=progress, also_verify=check, **options)
+        report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
+                         emit_sql=emit_sql, execute=execute, in_place=False, progress=progress, also_verify=check,
+                         script_before=before, script_checks=checks, **options)
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     report.table = str(source)
