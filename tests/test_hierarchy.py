@@ -63,6 +63,13 @@ def test_every_kind_labels_in_sql_as_the_oracle(engine, values, tmp_path, spec):
         assert labels[1:-1] == [h.label(source, level) for level in range(1, h.top)], (spec, source)
 
 
+def test_a_timestamp_drops_its_time_of_day_first(engine, values):
+    [h] = resolve(engine, values, [parse("ts=date:month,year")])
+    assert h.steps == ("day", "month", "year") and h.label(dt.datetime(2016, 5, 10, 23, 59), 1) == "2016-05-10"
+    [h] = resolve(engine, values, [parse("d=date:month,year")])
+    assert h.steps == ("month", "year")
+
+
 def test_labels_as_the_issue_spells_them():
     assert parse("age=interval:5,10,20,40").label(37, 3) == "[20,40)"
     assert parse("age=interval:10").label(37, 1) == "[30,40)"

@@ -64,6 +64,8 @@ def resolve(engine: Engine, table: Table, hierarchies: Sequence[Hierarchy]) -> l
                                f"hierarchy needs a {' or '.join(allowed)} column")
         if h.kind == "taxonomy":
             h = h.with_taxonomy(read_taxonomy(engine, taxonomy_name(h)))
+        if h.kind == "date" and column.kind == "timestamp" and h.steps[0] != "day":
+            h = h.with_steps(("day", *h.steps))  # a timestamp drops its time of day first
         outside = _outside(h, column.kind)
         if outside is not None:
             n, example = engine.fetch_all(*sql.render("hierarchy/outside", engine.dialect, tbl=table.expr,

@@ -15,7 +15,8 @@ Kinds, as typed after `COLUMN=`:
 * `date:day,month,quarter,year` (any increasing sub-ladder of day, week, month, quarter, year):
   a date or a timestamp by its calendar period, `2016-05-10`, `[2016-05-09,2016-05-16)` (a
   week from Monday), `2016-05`, `2016-Q2`, `2016`; a week straddles months and years, so
-  `week` can only be the last period;
+  `week` can only be the last period; on a timestamp, `day` (the time of day dropped) is always
+  the first level;
 * `taxonomy:NAME`: a stored taxonomy (anonsql.taxonomy; `anonsql taxonomy load`): level l is
   the node l steps above the value (the root's children at most); the root itself is `*`.
 """
@@ -79,6 +80,9 @@ class Hierarchy:
     def suppression_only(cls, column: str) -> Hierarchy:
         """The ladder of a quasi-identifier given no hierarchy: the value, then * (⊥)."""
         return cls(column, "none", (), "*")
+
+    def with_steps(self, steps: tuple[Any, ...]) -> Hierarchy:
+        return replace(self, steps=steps)
 
     def with_column(self, name: str) -> Hierarchy:
         return replace(self, column=name)
