@@ -13,9 +13,11 @@ import pytest
 
 import anonsql
 from anonsql import api, check
-from anonsql.catalog import find_table
+from anonsql.catalog import find_table, get_table
 from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.hierarchy import parse_all
 from anonsql.kanon import lattice, recoding
+from anonsql.report import Report
 from anonsql.sql import TableName
 
 from .conftest import table_rows
@@ -112,9 +114,9 @@ def test_a_failing_label_check_rolls_back(engine, make_table, monkeypatch):
     make_table("people", HAND)
     real = recoding.labels
 
-    def wrong_levels(engine, report, source, written, hierarchies, levels):  # age checked one level up
+    def wrong_levels(engine, report, source, written, hierarchies, levels, cls):  # age checked one level up
         real(engine, report, source, written, hierarchies, [level + (h.column == "age") for h, level in
-                                                             zip(hierarchies, levels)])
+                                                             zip(hierarchies, levels)], cls)
 
     monkeypatch.setattr(recoding, "labels", wrong_levels)
     with pytest.raises(VerificationError, match="values are the source's or its ancestors"):
@@ -188,3 +190,18 @@ def test_the_script_recodes_as_the_run_does(engine, make_table, tmp_path):
             assert engine.fetch_all(body)[0][0] == 0
             ran += 1
     assert ran == 3
+
+
+def test_the_labels_check_counts_by_class(engine, make_table):
+    """Right labels in the right numbers overall, but moved between classes: the check fails."""
+    make_table("src", {"age": [21, 25, 31], "income": ["a", "b", "b"]})
+    make_table("fine", {"age": ["[20,30)", "[20,30)", None], "income": ["a", "b", "b"]})
+    make_table("moved", {"age": ["[20,30)", "[20,30)", "[30,40)"], "income": ["b", "b", "a"]})
+    [h] = parse_all(["age=interval:10"])
+    for table, ok in (("fine", True), ("moved", False)):
+        report = Report(table=table)
+        recoding.labels(engine, report, get_table(engine, "src"), get_table(engine, table), [h], [1], "income")
+        assert report.ok is ok
+        report = Report(table=table)  # without the class, only the totals count: both pass
+        recoding.labels(engine, report, get_table(engine, "src"), get_table(engine, table), [h], [1], None)
+        assert report.ok

@@ -86,6 +86,11 @@ def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int
     return chosen, seconds
 
 
+def _class(class_column: str | None) -> exp.Expr:
+    """The class of a row in the labels check: its column, or one constant label without --class."""
+    return sql.column(class_column) if class_column else sql.fragment("kanon/one_class")
+
+
 def _masks(used: Sequence[Sequence[int]]) -> list[exp.Expr]:
     """g_j = GROUPING(c_j_l, ...) over the levels `used[j]` of QI j in a batch: its bit mask."""
     return [exp.alias_(exp.func("GROUPING", *(sql.column(_name(j, level)) for level in levels)), f"g_{j}")
@@ -141,7 +146,7 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c for c in source.columns))
 
     def check(report: Report, written: Table) -> None:
-        labels(engine, report, source, written, ordered, chosen.levels)
+        labels(engine, report, source, written, ordered, chosen.levels, class_column)
 
     out = out or f"{source.name}_k{k}"
     target = sql.TableName.parse(out)
@@ -151,7 +156,8 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
                sql.readable("kanon/recoded_view", d, view=view.expr, src=source.expr, item=[i.copy() for i in items]))]
     checks = [(f"{h.column}: published values that are neither NULL nor a label of as many source rows at level "
                f"{level}: must return 0", sql.readable("kanon/recoding_outside", d, out=target.expr, src=source.expr,
-                                                       col=sql.column(h.column), label=level_expr(h, level)))
+                                                       col=sql.column(h.column), label=level_expr(h, level),
+                                                       cls=_class(class_column)))
               for h, level in zip(ordered, chosen.levels)]
     try:
         report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
@@ -177,13 +183,13 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
 
 
 def labels(engine: Engine, report: Report, source: Table, written: Table, hierarchies: Sequence[Hierarchy],
-           levels: Sequence[int]) -> None:
+           levels: Sequence[int], class_column: str | None) -> None:
     """Record the check that every published value of each recoded QI is ⊥ or, at its chosen level,
-    the label of as many SOURCE rows (sql/kanon/recoding_outside.sql), one count per QI."""
+    the label of as many SOURCE rows of its class (sql/kanon/recoding_outside.sql), one count per QI."""
     bad = []
     for h, level in zip(hierarchies, levels):
         text, params = sql.render("kanon/recoding_outside", engine.dialect, out=written.expr, src=source.expr,
-                                  col=sql.column(h.column), label=level_expr(h, level))
+                                  col=sql.column(h.column), label=level_expr(h, level), cls=_class(class_column))
         n = int(engine.fetch_all(text, params)[0][0])
         if n:
             bad.append(f"{h.column}: {n} value(s)")
