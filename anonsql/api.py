@@ -160,7 +160,10 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS}})
+                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
+                  "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
+                                       bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
+                  "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records")})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,

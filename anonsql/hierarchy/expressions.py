@@ -12,7 +12,6 @@ from sqlglot import exp
 
 from .. import sql
 from ..catalog import Table
-from ..data.binning import CALENDAR
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..taxonomy.stats import read_taxonomy
@@ -32,10 +31,9 @@ def level_expr(h: Hierarchy, level: int) -> exp.Expr:
     if h.kind == "prefix":
         return sql.fragment("hierarchy/prefix_label", col=col, keep=exp.convert(step))
     if h.kind == "date":
-        if step == "week":
-            length, unit = CALENDAR["week"]
+        if step == "week":  # bin's calendar week (data/bin_calendar_label.sql): 7 days from Monday
             return sql.fragment("data/bin_calendar_label", col=col, unit=exp.convert("week"),
-                                step=exp.Interval(this=exp.convert(str(length)), unit=exp.var(unit)))
+                                step=exp.Interval(this=exp.convert("7"), unit=exp.var("DAY")))
         return sql.fragment(f"hierarchy/{step}_label", col=col)
     return _taxonomy_case(h, level)
 
