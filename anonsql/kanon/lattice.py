@@ -48,7 +48,7 @@ class Search:
     nodes: int  # the lattice's size
     evaluated: int  # nodes evaluated by SQL
     pruned: int  # nodes skipped below a failing node
-    scans: int  # SQL scans (batches)
+    scans: int  # batches (each one SQL scan for feasibility, and one for the loss of its feasible nodes)
 
 
 def search(tops: Sequence[int], bounds: Sequence[np.ndarray], limit: int,

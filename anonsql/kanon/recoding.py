@@ -36,7 +36,8 @@ def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int
          say: Progress = silent) -> tuple[Search, float]:
     """The chosen node (levels in `hierarchies`' order) and the search's seconds: the base
     relation built once (sql/kanon/recoding_base.sql), each level's bound read
-    (recoding_bounds), then batches of nodes evaluated by one GROUPING SETS scan each (lattice_nodes)."""
+    (recoding_bounds), then batches of nodes evaluated by GROUPING SETS scans (lattice_nodes): one for
+    feasibility (rows in classes below k), one for the loss metric of the batch's feasible nodes."""
     d, m = engine.dialect, len(hierarchies)
     base = scratch_table(BASE, d)
     labels, keys, first, loss = [], [], [], []
@@ -63,19 +64,29 @@ def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int
             at += h.top + 1
         tops = [h.top for h in hierarchies]
 
-        def evaluate(nodes: np.ndarray) -> Evaluated:
+        def scan(nodes: np.ndarray, loss: bool) -> list[tuple[int, float]]:
+            """(rows in classes below k, loss metric sum) of each node, by one GROUPING SETS scan; without
+            `loss` the loss aggregates are left out (0), which halves the scan."""
             used = [sorted({int(level) for level in nodes[:, j]}) for j in range(m)]  # GROUPING() takes grouped ones
             sets = [exp.Tuple(expressions=[sql.column(_name(j, int(level))) for j, level in enumerate(node)])
                     for node in nodes]
             text, params = sql.render("kanon/lattice_nodes", d, node=sql.columns([f"g_{j}" for j in range(m)]),
-                                      grouping=_masks(used), cell_loss=_cell_loss(used), base=base, sets=sets, k=k,
-                                      m=m)
+                                      grouping=_masks(used), base=base, sets=sets, k=k, m=m,
+                                      cell_loss=_cell_loss(used) if loss else exp.Literal.number(0))
             found = {}
             for r in engine.fetch_all(text, params):
                 levels = tuple(_level(int(mask), levels) for mask, levels in zip(r[:m], used))
                 found[levels] = (int(r[m + 1]), float(r[m + 2]))
-            got = [found[tuple(int(v) for v in node)] for node in nodes]
-            return Evaluated(np.array([g[0] for g in got]), np.array([g[1] for g in got]))
+            return [found[tuple(int(v) for v in node)] for node in nodes]
+
+        def evaluate(nodes: np.ndarray) -> Evaluated:
+            """Feasibility first (a scan without the loss), then the loss of the feasible nodes alone."""
+            suppressed = np.array([s for s, _ in scan(nodes, False)])
+            loss = np.full(len(nodes), np.inf)
+            feasible = np.flatnonzero(suppressed <= limit)
+            if len(feasible):
+                loss[feasible] = [value for _, value in scan(nodes[feasible], True)]
+            return Evaluated(suppressed, loss)
 
         chosen = search(tops, bounds, limit, evaluate)
     finally:
