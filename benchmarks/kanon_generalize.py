@@ -2,6 +2,7 @@
 
     python benchmarks/kanon_generalize.py [--adult /work/shared/data/adult.data] [--queries 1000]
                                           > benchmarks/results/kanon_generalize.json
+    python benchmarks/kanon_generalize.py --scale 100000,300000 > benchmarks/results/kanon_generalize_scale.json
 
 Rows: UCI Adult `adult.data` without the rows holding `?` (30,162 rows, an id column added;
 benchmarks/kanon_arx.adult). QIs as ARX's BenchmarkCube: sex, age, race, marital status,
@@ -128,8 +129,38 @@ def run(db: str, before: pd.DataFrame, k: int, cost: str, generalize: bool, quer
             "search": report.recoding, "seconds": seconds, "stages": report.seconds}
 
 
+def scale(rows: int) -> list[dict]:
+    """The whole kanon job (statistics, loop, write-back, checks; with --hierarchy the search too) on
+    `rows` synthetic Adult-like rows (benchmarks/common.synthetic_adult: Kameya & Hayashi's 8 QIs drawn
+    from Adult's class-conditional frequencies, age a whole number drawn inside its 5-year range), mar,
+    k = 10, seed 0, DuckDB: suppression only, then age=interval:5,10,20,40 (the other QIs: value, then *)."""
+    from common import KH_QI, synthetic_adult
+
+    frame = synthetic_adult(rows)
+    low = frame["age"].map(lambda s: int(s[1:].split(",")[0]) if str(s).startswith("[") else 90)
+    frame["age"] = low + np.random.default_rng(0).integers(0, 5, len(frame))
+    frame.insert(0, "id", np.arange(1, len(frame) + 1))  # the key the output is read back by
+    found = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = adult_db(tmp, frame)
+        for hierarchy in (None, {"age": AGE}):
+            report, seconds, _ = kanon(db, KH_QI, 10, "mar", "adult_k10", **({"hierarchy": hierarchy} if hierarchy
+                                                                                else {}))
+            found.append({"rows": rows, "hierarchy": hierarchy, "seconds": seconds, "stages": report.seconds,
+                          "suppressed_share": report.suppressed_ratio, "search": report.recoding})
+            print(json.dumps(found[-1]), file=sys.stderr)
+    return found
+
+
 def main() -> None:
-    args = arguments(__doc__).parse_args()
+    parser = arguments(__doc__)
+    parser.add_argument("--scale", metavar="ROWS", help="only the whole job's seconds at these row counts, e.g. "
+                        "100000,300000 (suppression only beside --hierarchy)")
+    args = parser.parse_args()
+    if args.scale:
+        runs = [run for rows in args.scale.split(",") for run in scale(int(rows))]
+        print(json.dumps({"load_average": os.getloadavg(), "results": runs}, indent=2))
+        return
     frame = adult(args.adult)[["id", *CUBE_QI, "income"]]
     before = frame.sort_values("id").reset_index(drop=True)
     results = []
