@@ -205,3 +205,18 @@ def test_the_labels_check_counts_by_class(engine, make_table):
         report = Report(table=table)  # without the class, only the totals count: both pass
         recoding.labels(engine, report, get_table(engine, "src"), get_table(engine, table), [h], [1], None)
         assert report.ok
+
+
+def test_ties_go_to_the_lower_node():
+    """(2, 0) has the smaller bound (1) but loses 2 with its suppression; (0, 1) loses its bound, 2,
+    without any: a tie, which the lower node (0, 1) must win though its bound comes later."""
+    bounds = [np.array([0.0, 0.5, 1.0]), np.array([0.0, 2.0, 3.0])]
+    infeasible = {(0, 0), (1, 0)}
+
+    def evaluate(nodes):
+        sup = np.array([5 if tuple(n) in infeasible else (1 if tuple(n) == (2, 0) else 0) for n in nodes])
+        loss = np.array([bounds[0][a] + bounds[1][b] + (1.0 if (a, b) == (2, 0) else 0.0) for a, b in nodes])
+        return lattice.Evaluated(sup, loss)
+
+    for batch in (1, 2, 64):
+        assert lattice.search([2, 2], bounds, 1, evaluate, batch=batch).levels == (0, 1)

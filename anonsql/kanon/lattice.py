@@ -7,13 +7,13 @@ every node below it (a level lower or equal on every QI) fails too, and is never
 The utility is ARX's loss metric LM (a cell at label L loses (leaves under L - 1)/(D_j - 1), a
 suppressed cell 1); with suppression it is not monotone, so the search bounds it instead: a
 node's LM is at least its loss without suppression, Σ_j L_j(l_j) (a suppressed cell loses 1,
-more than any label). Nodes are taken in the order of that bound, in batches evaluated by ONE
-SQL scan each (anonsql.kanon.recoding), until the bound of the next node is no better than
-the best feasible node found.
+more than any label). Nodes are taken in the order of that bound, in batches evaluated by SQL
+scans (anonsql.kanon.recoding), until the bound of the next node exceeds the loss of the best
+feasible node found.
 
 Optimality: the node returned has the smallest LM among ALL feasible nodes (ties: the lower
 node, then the smaller levels in QI order): every node never evaluated either lies below a
-failing node (infeasible) or has a bound, hence an LM, no smaller than the best one's.
+failing node (infeasible) or has a bound, hence an LM, larger than the best one's.
 """
 
 from __future__ import annotations
@@ -73,8 +73,8 @@ def search(tops: Sequence[int], bounds: Sequence[np.ndarray], limit: int,
         chosen: list[int] = []
         while at < size and len(chosen) < batch:
             i = order[at]
-            if best is not None and bound[i] >= best[0]:
-                at = size  # every node from here on is bounded no better
+            if best is not None and bound[i] > best[0]:
+                at = size  # every node from here on loses more (a tie may still win on height: evaluated)
                 break
             at += 1
             if len(failing) and (nodes[i] <= failing).all(axis=1).any():
