@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .data.profile import ProfileReport
     from .evaluate.job import EvaluationReport
     from .features.job import AcReport, BinarizeReport, FeaturesReport
+    from .hierarchy import HierarchyReport
     from .kanon.job import KanonReport
     from .nbc.job import BreachReport, CheckReport, PublishReport, VerifyReport, ViewsReport
     from .protect import ProtectReport
@@ -159,14 +160,19 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS}})
+                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
+                  "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
+                                       bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
+                  "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records")})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
                 execute: bool = True, progress: Callable[[str], None] | None = None,
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
-                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None) -> KanonReport:
+                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
+                hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
+                max_suppressed_records: float = 0.05) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -178,6 +184,9 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     `l_diversity` ('COL=L' or {col: L}), `entropy_l` ({col: L}), `recursive_cl` ('COL=C,L') and
     `t_closeness` ({col: T}) are enforced as constraints of the same loop and checked by SQL.
+    `hierarchy` ('COL=KIND:ARGS' texts or {col: spec}, anonsql.hierarchy) generalizes those QIs
+    first, at the lattice node of least loss metric leaving at most `max_suppressed_records` of
+    the rows in classes below k (anonsql.kanon.recoding), then suppresses.
     """
     from .kanon import entry as _kanon_entry
 
@@ -186,7 +195,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
-                                        recursive_cl=recursive_cl, t_closeness=t_closeness)
+                                        recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
+                                        max_suppressed_records=max_suppressed_records)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})
@@ -397,6 +407,16 @@ def taxonomy_load(db: str | Engine, name: str, *, file: str | Path | None = None
 
     with _open(db) as engine:
         return _taxonomy_store.load_taxonomy(engine, name, file=file, table=table, replace=replace)
+
+
+def hierarchy_show(db: str | Engine, table: str, hierarchies: Sequence[str] | str | Mapping[str, str]
+                   ) -> HierarchyReport:
+    """What each level of each hierarchy ('COLUMN=KIND:ARGS', or {column: spec}) publishes on
+    `table`: meaning, distinct labels and rows covered, counted by SQL (anonsql.hierarchy)."""
+    from .hierarchy import show as _hierarchy_show
+
+    with _open(db) as engine:
+        return _hierarchy_show.show_hierarchies(engine, table, hierarchies)
 
 
 def taxonomy_show(db: str | Engine, name: str) -> TaxonomyTree:

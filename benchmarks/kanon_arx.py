@@ -82,16 +82,28 @@ def granularity_loss(before: pd.DataFrame, after: pd.DataFrame, qi: list[str]) -
     return float(np.mean(losses))
 
 
+def leaves(before: pd.Series, after: pd.Series) -> dict[str, set[str]]:
+    """Published label -> the input values published under it (read off the aligned rows)."""
+    kept = after.notna()
+    frame = pd.DataFrame({"label": after[kept].astype(str), "value": before[kept].astype(str)})
+    return {label: set(values) for label, values in frame.groupby("label")["value"]}
+
+
 def range_query_error(before: pd.DataFrame, after: pd.DataFrame, qi: list[str], queries: int, seed: int = 0
                       ) -> float:
-    """Median relative error of random count queries (module docstring)."""
+    """Median relative error of random count queries (module docstring); a published label stands for
+    the input values under it (`leaves`), each with an equal share (benchmarks/kanon_generalize.py)."""
     rng = np.random.default_rng(seed)
-    codes_in, codes_out, sizes = {}, {}, {}
-    for col in qi:  # each column's values as codes 0..N-1 of the input's domain, -1 blank
+    columns = {}
+    for col in qi:
         domain = pd.Index(before[col].astype(str).unique())
-        sizes[col] = len(domain)
-        codes_in[col] = domain.get_indexer(before[col].astype(str))
-        codes_out[col] = np.where(after[col].isna(), -1, domain.get_indexer(after[col].astype(str)))
+        under = leaves(before[col], after[col])
+        labels = pd.Index(sorted(under))
+        member = np.zeros((len(labels), len(domain)))  # label -> its input values, each 1/|leaves|
+        for i, label in enumerate(labels):
+            member[i, domain.get_indexer(list(under[label]))] = 1.0 / len(under[label])
+        out = np.where(after[col].isna(), -1, labels.get_indexer(after[col].astype(str)))
+        columns[col] = (domain.get_indexer(before[col].astype(str)), out, member)
     errors = []
     for size in (1, 2, 3):
         for _ in range(queries):
@@ -99,33 +111,39 @@ def range_query_error(before: pd.DataFrame, after: pd.DataFrame, qi: list[str], 
             truth = np.ones(len(before), bool)
             estimate = np.ones(len(before))
             for j in subset:
-                col = qi[j]
-                chosen = rng.random(sizes[col]) < 0.5
+                codes_in, out, member = columns[qi[j]]
+                chosen = rng.random(member.shape[1]) < 0.5
                 if not chosen.any():
-                    chosen[rng.integers(sizes[col])] = True
-                truth &= chosen[codes_in[col]]
-                out, kept = codes_out[col], codes_out[col] >= 0
-                hit = kept & chosen[np.maximum(out, 0)]
-                likelihood = hit.sum() / kept.sum() if kept.any() else 0.0
-                estimate *= np.where(kept, hit.astype(float), likelihood)
-            true = int(truth.sum())
-            if true:
-                errors.append(abs(float(estimate.sum()) - true) / true)
+                    chosen[rng.integers(member.shape[1])] = True
+                truth &= chosen[codes_in]
+                share = member @ chosen  # per label: the share of its input values the query holds
+                kept = out >= 0
+                blank = share[out[kept]].mean() if kept.any() else 0.0
+                estimate *= np.where(kept, share[np.maximum(out, 0)], blank)
+            if truth.sum():
+                errors.append(abs(float(estimate.sum()) - int(truth.sum())) / int(truth.sum()))
     return float(np.median(errors))
 
 
-def run(db: str, frame: pd.DataFrame, name: str, qi: list[str], k: int, l_div: str | None, cost: str,
-        queries: int) -> dict:
-    out = f"{name.replace('-', '_')}_{cost}"
+def kanon(db: str, qi: list[str], k: int, cost: str, out: str, **options) -> tuple[anonsql.Report, float,
+                                                                                       pd.DataFrame]:
+    """The kanon job on table adult (class income, seed 0) into `out`: its report, its seconds and
+    the output's rows in id order."""
     start = time.perf_counter()
-    report = anonsql.k_anonymize(db, "adult", qi, "income", k, cost=cost, seed=0, out=out, replace=True,
-                                 **({"l_diversity": l_div} if l_div else {}))
+    report = anonsql.k_anonymize(db, "adult", qi, "income", k, cost=cost, seed=0, out=out, replace=True, **options)
     seconds = time.perf_counter() - start
     engine = anonsql.connect(db)
     try:
         after = engine.fetch_df(f'SELECT * FROM "{out}" ORDER BY id')
     finally:
         engine.close()
+    return report, seconds, after
+
+
+def run(db: str, frame: pd.DataFrame, name: str, qi: list[str], k: int, l_div: str | None, cost: str,
+        queries: int) -> dict:
+    out = f"{name.replace('-', '_')}_{cost}"
+    report, seconds, after = kanon(db, qi, k, cost, out, **({"l_diversity": l_div} if l_div else {}))
     before = frame.sort_values("id").reset_index(drop=True)
     per_qi = {c: float(after[c].isna().mean()) for c in qi}
     nb = anonsql.evaluate_classifiers(db, "adult", out, qi, "income", key="id", folds=10, seed=0,
@@ -151,19 +169,31 @@ def _below_l(db: str, table: str, qi: list[str]) -> int:
         engine.close()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc: str) -> argparse.ArgumentParser:
+    """The options of the Adult benchmarks: the data file and the queries per subset size."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--adult", default="/work/shared/data/adult.data")
     parser.add_argument("--queries", type=int, default=1000, help="random queries per subset size (1, 2, 3)")
+    return parser
+
+
+def adult_db(folder: str, frame: pd.DataFrame) -> str:
+    """A new DuckDB file in `folder` holding `frame` as table adult."""
+    db = os.path.join(folder, "adult.duckdb")
+    engine = anonsql.connect(db, create=True)
+    write_frame(engine, frame, "adult")
+    engine.close()
+    return db
+
+
+def main() -> None:
+    parser = arguments(__doc__)
     parser.add_argument("--costs", default=",".join(COSTS))
     args = parser.parse_args()
     frame = adult(args.adult)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "arx.duckdb")
-        engine = anonsql.connect(db, create=True)
-        write_frame(engine, frame, "adult")
-        engine.close()
+        db = adult_db(tmp, frame)
         for cost in args.costs.split(","):
             for name, qi, k, l_div in (("cube", CUBE_QI, 5, "occupation=3"), ("8qi-k5", KH_QI, 5, None),
                                        ("8qi-k10", KH_QI, 10, None)):

@@ -15,7 +15,8 @@ from .test_profile import SMALL
 
 #: Commands that only read: the shared options (--json, --quiet, --report) and no more.
 READ_ONLY = {("profile",), ("check",), ("ac",), ("evaluate",), ("nbc", "views"), ("nbc", "check"),
-             ("nbc", "verify"), ("nbc", "breach"), ("taxonomy", "show"), ("tables", "audit"), ("tables", "ptable"),
+             ("nbc", "verify"), ("nbc", "breach"), ("taxonomy", "show"), ("hierarchy", "show"),
+             ("tables", "audit"), ("tables", "ptable"),
              ("release", "plan"), ("dbt", "export"),
              ("release", "verify"), ("cleanup",), ("show",), ("sql",), ("risk",),
              ("attack", "linkage"), ("attack", "difference")}

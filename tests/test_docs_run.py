@@ -118,7 +118,8 @@ def epilogs() -> dict[str, list[list[str]]]:
 # A steward's day: the order the epilogs' examples run in, each reading what earlier ones wrote.
 DAY = ["load", "dataset", "profile", "check", "kanon", "evaluate", "show", "sql", "bin", "binarize", "features",
        "ac", "nbc views", "nbc check", "nbc publish", "nbc verify", "nbc breach", "protect", "taxonomy load",
-       "taxonomy show", "tables", "tables audit", "tables ptable", "risk", "attack linkage", "attack difference",
+       "taxonomy show", "hierarchy show", "tables", "tables audit", "tables ptable", "risk", "attack linkage",
+       "attack difference",
        "cleanup", "release", "release plan", "release run",
        "release verify", "dbt", "dbt export"]
 

@@ -64,6 +64,7 @@ class Root(Group):
     #: command name -> the module of anonsql.cli whose COMMANDS define it (a test checks both agree)
     MODULES = {"load": "data", "dataset": "data", "profile": "data", "check": "data", "bin": "data",
                "kanon": "kanon", "evaluate": "evaluate", "nbc": "nbc", "protect": "protect", "taxonomy": "taxonomy",
+               "hierarchy": "hierarchy",
                "binarize": "features", "features": "features", "ac": "features", "tables": "tables",
                "release": "release", "dbt": "dbt", "cleanup": "cleanup", "risk": "attack", "attack": "attack",
                "show": "look", "sql": "look"}

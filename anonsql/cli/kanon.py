@@ -25,7 +25,11 @@ _EPILOG = (
     "  same loop (merges go on until every class meets k and each model; a NULL sensitive value counts as a\n"
     "  value of its own), re-checked by SQL on the output.\n"
     "example: anonsql kanon --db demo.duckdb --table adult --qi age,sex,race --class income --k 5 "
-    "--l-diversity occupation=3 --out adult_k5_l3"
+    "--l-diversity occupation=3 --out adult_k5_l3\n\n"
+    "\b\ngeneralize, then suppress: --hierarchy COL=KIND:ARGS finds the level per QI of least loss metric\n"
+    "  leaving at most --max-suppressed-records of the rows in classes below k, then suppresses those.\n"
+    "example: anonsql kanon --db demo.duckdb --table adult_raw --qi age,sex,race --k 5 "
+    "--hierarchy age=interval:5,10,20,40 --out adult_k5_g"
 )
 
 
@@ -54,6 +58,11 @@ _EPILOG = (
 @click.option("--t-closeness", "t_closeness", metavar="COL=T,...",
               help="also keep every class's COL distribution within T of the table's (equal distance for "
                    "categories, ordered for numbers and dates)")
+@click.option("--hierarchy", "hierarchy", multiple=True, metavar="COL=KIND:ARGS",
+              help="generalize COL first along this hierarchy (repeatable; see anonsql hierarchy show): "
+                   "interval:W,..., prefix:N,..., date:P,..., taxonomy:NAME")
+@click.option("--max-suppressed-records", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              metavar="SHARE", help="with --hierarchy: the share of rows the recoding may leave to suppression")
 @click.option("--changes", metavar="TABLE",
               help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
                    "original value, rows")
@@ -61,7 +70,8 @@ _EPILOG = (
 def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
-          t_closeness: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
+          t_closeness: str | None, hierarchy: tuple[str, ...], max_suppressed_records: float,
+          changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
 
@@ -78,6 +88,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
                              in_place=in_place, replace=replace, drop=drop, pseudonymize=pseudonymize,
                              key_file=key_file, changes=changes, emit_sql=emit_sql, l_diversity=l_diversity,
                              entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
+                             hierarchy=list(hierarchy) or None, max_suppressed_records=max_suppressed_records,
                              execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

@@ -78,6 +78,9 @@ class Engine(Protocol):
     #: Reads a CSV file with its own reader (DuckDB's read_csv); others load one through a private
     #: in-memory DuckDB (anonsql.data.loading).
     reads_csv: bool
+    #: Runs kanon's global recoding search (anonsql.kanon.recoding: GROUPING SETS named back by
+    #: GROUPING() bit masks over several columns); an engine without it refuses --hierarchy in one line.
+    recodes_globally: bool
 
     def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
         """Run one statement that returns no rows."""

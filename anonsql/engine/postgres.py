@@ -53,6 +53,7 @@ class PostgresEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer
     dictionaries_read_groups = False  # 10^6 rows: 0.23 -> 0.13 s reading the column values first
     broadcast_hints = False
     reads_csv = False
+    recodes_globally = True
 
     def __init__(self, url: str):
         try:

@@ -193,6 +193,7 @@ class SparkEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; C
     dictionaries_read_groups = False
     broadcast_hints = True
     reads_csv = False
+    recodes_globally = False  # untested there: refused (README's Spark table)
 
     def __init__(self, url: str):
         self.url = url

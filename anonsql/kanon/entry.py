@@ -12,8 +12,9 @@ from ..catalog import Table, get_table
 from ..data.risk import ORDERED_KINDS
 from ..engine import Engine
 from ..errors import AnonsqlError
+from ..hierarchy import parse_all, resolve
 from ..report import Progress
-from . import diversity, job
+from . import diversity, job, recoding
 from .model import COSTS, NEEDS_POSITIVE_ALPHA
 
 Limits = Mapping[str, Any] | str | None
@@ -26,10 +27,16 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
                 key_file: str | None = None, changes: str | None = None, script: bool = False,
                 l_diversity: Limits = None, entropy_l: Limits = None, recursive_cl: Limits = None,
-                t_closeness: Limits = None) -> job.KanonReport:
+                t_closeness: Limits = None, hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
+                max_suppressed_records: float = 0.05) -> job.KanonReport:
     """See anonsql.api.k_anonymize; `script` builds the reviewable script (report.script) without
-    writing it anywhere (`emit_sql` builds and writes it)."""
+    writing it anywhere (`emit_sql` builds and writes it). `hierarchy` generalizes first
+    (anonsql.kanon.recoding): 'COL=KIND:ARGS' texts or {column: spec}."""
     k = validate.k(k)
+    hierarchies = parse_all(hierarchy)
+    share = validate.number(max_suppressed_records, "--max-suppressed-records (a share of the rows)", minimum=0)
+    if share > 1:
+        raise AnonsqlError(f"--max-suppressed-records is a share of the rows, 0 to 1; got {max_suppressed_records!r}")
     parsed = [m for kind, spec in zip(diversity.KINDS, (l_diversity, entropy_l, recursive_cl, t_closeness))
               for m in diversity.parse(spec, kind)]
     cost = validate.choice("cost", cost, COSTS)
@@ -53,6 +60,11 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     rows = validate.rows(engine, tab)
     engine.expect_rows(rows)
     validate.k_within(k, rows)
+    if hierarchies:
+        return recoding.run(engine, tab, rows, qi_cols, cls, k, resolve(engine, tab, hierarchies), share, out=out,
+                            emit_sql=emit_sql, execute=execute, in_place=in_place, progress=progress, cost=cost,
+                            alpha=alpha, seed=seed, replace=replace, drop=dropped, pseudonymize=pseudo, key=key,
+                            changes=changes, script=script, models=models)
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                    progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script,

@@ -60,6 +60,7 @@ class KanonReport(Report):
     changes: str | None = None  # the private changes relation (--changes)
     emitted_sql: str | None = None
     models: list[str] = field(default_factory=list)  # attribute-disclosure models enforced (--l-diversity ...)
+    recoding: dict[str, Any] | None = None  # --hierarchy: the chosen lattice node (anonsql.kanon.recoding)
 
     def lines(self) -> list[str]:
         classes = f"class {self.class_column}" if self.class_column else "no class column: one class (C = 1)"
@@ -77,6 +78,13 @@ class KanonReport(Report):
             before = self.original_nulls_by_column.get(name, 0)
             lines.append(f"    {name}: {n:,} blanked ({n / self.rows:.1%} of rows)"
                          + (f"; {before:,} already empty (NULL) in the source, not counted" if before else ""))
+        if self.recoding:
+            r = self.recoding
+            lines.append(f"  generalized first (global recoding, optimal by {r['utility']} {r['loss_metric']:.4f}; "
+                         f"{r['records_in_small_classes']:,} rows left in classes below k, limit "
+                         f"{r['max_suppressed_records']:.1%}; {r['nodes_evaluated']:,} of {r['lattice_nodes']:,} "
+                         f"lattice nodes evaluated, {r['nodes_per_second']:,.0f} per second):")
+            lines += [f"    {name}: {meaning}" for name, meaning in r["meaning"].items()]
         if self.models:
             lines.append(f"  every equivalence class also meets {'; '.join(self.models)} (NULL a value of its own)"
                          + ("; checked by SQL on the output" if self.checks else ""))
@@ -129,14 +137,19 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         cost: str, alpha: float, seed: int, out: str | None, in_place: bool, replace: bool,
         emit_sql: str | None, execute: bool, progress: Progress | None = None, drop: Sequence[str] = (),
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
-        changes: str | None = None, script: bool = False, models: Sequence[Model] = ()) -> KanonReport:
+        changes: str | None = None, script: bool = False, models: Sequence[Model] = (),
+        also_verify: Callable[[Report, Table], None] | None = None,
+        script_before: Sequence[tuple[str, str]] = (), script_checks: Sequence[tuple[str, str]] = ()
+        ) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
     The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
     Without a class column every row shares one class (the paper's costs with C = 1): the
     statistics and checks read the table through a temporary view that adds the constant label.
     `models` (anonsql.kanon.diversity, numbered by sensitive column) are enforced by the loop
-    beside k and re-checked by SQL on the output (verify.diversity).
+    beside k and re-checked by SQL on the output (verify.diversity); `also_verify(report, written)`
+    records a caller's own checks in the same transaction (kanon.recoding's labels); the script then
+    opens with `script_before` and ends with `script_checks` (their statements, as a reviewer runs them).
     """
     say = progress or silent
     identifiers.check_same_text(engine, source, pseudonymize)
@@ -203,8 +216,9 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        report.script = plan.script(engine.dialect, *_script_texts(engine.dialect, report, source, target, models),
-                                    replace=replaced is not None, extra=extra)
+        title, warnings, checks = _script_texts(engine.dialect, report, source, target, models)
+        report.script = plan.script(engine.dialect, title, warnings, [*checks, *script_checks],
+                                    replace=replaced is not None, extra=extra, before=script_before)
         if emit_sql:
             save(emit_sql, report.script)
     if not execute:
@@ -233,6 +247,8 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
             identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                                pseudonymize=pseudonymize)
             verify.diversity(engine, report, written, qi, models)
+            if also_verify is not None:
+                also_verify(report, written)
         if not report.ok:
             raise VerificationError(report.checks)  # the dictionaries are left to the session (or the next run)
     drop_dictionaries(engine, groups.dictionaries)

@@ -137,10 +137,12 @@ class SuppressionPlan:
         return sql.bind(tree, dialect, {**pads, **binds}, inline=inline)
 
     def script(self, dialect: str, title: str, warnings: Sequence[str], checks: Sequence[tuple[str, str]], *,
-               replace: bool = False, extra: Sequence[tuple[str, str]] = ()) -> str:
+               replace: bool = False, extra: Sequence[tuple[str, str]] = (),
+               before: Sequence[tuple[str, str]] = ()) -> str:
         """The same run as a reviewable script for `dialect`, ending with the verification queries;
-        `replace` first drops the existing output table (--replace), `extra` (comment, statement)
-        steps run after the write-back (--drop, --pseudonymize)."""
+        `replace` first drops the existing output table (--replace), `before` (comment, statement)
+        steps come first (the recoded view of --hierarchy), `extra` ones run after the write-back
+        (--drop, --pseudonymize)."""
         from ..rewrite import Script  # only for --emit-sql: a run without it never loads the script writer
 
         readable, codes = scratch_table(DECISIONS_TABLE, dialect), scratch_table(CODES_TABLE, dialect)
@@ -148,6 +150,8 @@ class SuppressionPlan:
         if replace:
             script.step("drop the old output, replaced by this run (sql/common/drop_table.sql)",
                         sql.readable("common/drop_table", dialect, tbl=self.out))
+        for comment, statement in before:
+            script.step(comment, statement)
         values = _row_values(self.qi, self.class_column, self.one_class, "")
         for name, value, dictionary in zip([*self.qi, self.class_column], values, self.dictionaries):
             script.step(f"the value dictionary of {name}: value -> code (sql/common/value_dictionary.sql)",

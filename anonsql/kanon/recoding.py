@@ -1,0 +1,208 @@
+"""Generalize, then suppress (issue 33): kanon with --hierarchy. The optimal global recoding
+(anonsql.kanon.lattice) is searched in SQL over the hierarchies' lattice, the source is seen
+recoded at the chosen node (a temporary view, each QI replaced by its label), and the kanon job
+(Kameya & Hayashi's bottom-up suppression) runs on that view, so its one CREATE TABLE AS SELECT
+writes labels and NULLs together; an independent SQL check compares every published value
+with the labels the SOURCE rows take at the chosen level."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sqlglot import exp
+
+from .. import sql
+from ..catalog import Column, Table
+from ..engine import Engine
+from ..errors import AnonsqlError
+from ..hierarchy import Hierarchy, level_expr
+from ..report import Progress, Report, silent
+from ..stats import scratch_table
+from . import job
+from .lattice import Evaluated, Search, search
+
+BASE = "anonsql_recoding_base"
+VIEW = "anonsql_kanon_recoded"
+
+
+def _name(j: int, level: int) -> str:
+    return f"c_{j}_{level}"
+
+
+def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int, limit: int,
+         say: Progress = silent) -> tuple[Search, float]:
+    """The chosen node (levels in `hierarchies`' order) and the search's seconds: the base
+    relation built once (sql/kanon/recoding_base.sql), each level's bound read
+    (recoding_bounds), then batches of nodes evaluated by GROUPING SETS scans (lattice_nodes): one for
+    feasibility (rows in classes below k), one for the loss metric of the batch's feasible nodes."""
+    d, m = engine.dialect, len(hierarchies)
+    base = scratch_table(BASE, d)
+    labels, keys, first, loss = [], [], [], []
+    for j, h in enumerate(hierarchies):
+        for level in range(h.top + 1):
+            labels.append(exp.alias_(level_expr(h, level), _name(j, level)))
+            keys.append(level_expr(h, level))
+            loss.append(exp.alias_(sql.fragment("kanon/label_loss", label=sql.column(_name(j, level)),
+                                                first=sql.column(f"first_{j}")), f"loss_{j}_{level}"))
+        first.append(exp.alias_(sql.fragment("kanon/first_leaf", leaf=sql.column(_name(j, 0))), f"first_{j}"))
+    start = time.perf_counter()
+    engine.execute(*sql.render("common/drop_temp_table", d, tbl=base))
+    engine.execute(*sql.render("kanon/recoding_base", d, base=base, src=source.expr, label=labels, key=keys,
+                               first=first, loss=loss))
+    try:
+        totals = [exp.alias_(exp.func("SUM", exp.Mul(this=sql.column("anonsql_n"),
+                                                     expression=sql.column(f"loss_{j}_{level}"))), f"t_{j}_{level}")
+                  for j, h in enumerate(hierarchies) for level in range(h.top + 1)]
+        row = [float(v or 0) for v in engine.fetch_all(*sql.render("kanon/recoding_bounds", d, base=base,
+                                                                   total=totals))[0]]
+        bounds, at = [], 0
+        for h in hierarchies:
+            bounds.append(np.array(row[at:at + h.top + 1]))
+            at += h.top + 1
+        tops = [h.top for h in hierarchies]
+
+        def scan(nodes: np.ndarray, loss: bool) -> list[tuple[int, float]]:
+            """(rows in classes below k, loss metric sum) of each node, by one GROUPING SETS scan; without
+            `loss` the loss aggregates are left out (0), which halves the scan."""
+            used = [sorted({int(level) for level in nodes[:, j]}) for j in range(m)]  # GROUPING() takes grouped ones
+            sets = [exp.Tuple(expressions=[sql.column(_name(j, int(level))) for j, level in enumerate(node)])
+                    for node in nodes]
+            text, params = sql.render("kanon/lattice_nodes", d, node=sql.columns([f"g_{j}" for j in range(m)]),
+                                      grouping=_masks(used), base=base, sets=sets, k=k, m=m,
+                                      cell_loss=_cell_loss(used) if loss else exp.Literal.number(0))
+            found = {}
+            for r in engine.fetch_all(text, params):
+                levels = tuple(_level(int(mask), levels) for mask, levels in zip(r[:m], used))
+                found[levels] = (int(r[m + 1]), float(r[m + 2]))
+            return [found[tuple(int(v) for v in node)] for node in nodes]
+
+        def evaluate(nodes: np.ndarray) -> Evaluated:
+            """Feasibility first (a scan without the loss), then the loss of the feasible nodes alone."""
+            suppressed = np.array([s for s, _ in scan(nodes, False)])
+            loss = np.full(len(nodes), np.inf)
+            feasible = np.flatnonzero(suppressed <= limit)
+            if len(feasible):
+                loss[feasible] = [value for _, value in scan(nodes[feasible], True)]
+            return Evaluated(suppressed, loss)
+
+        chosen = search(tops, bounds, limit, evaluate)
+    finally:
+        engine.execute(*sql.render("common/drop_temp_table", d, tbl=base))
+    seconds = time.perf_counter() - start
+    say(f"recoding: {chosen.evaluated:,} of {chosen.nodes:,} lattice nodes evaluated in {chosen.scans:,} scans "
+        f"({seconds:.2f} s)")
+    return chosen, seconds
+
+
+def _class(class_column: str | None) -> exp.Expr:
+    """The class of a row in the labels check: its column, or one constant label without --class."""
+    return sql.column(class_column) if class_column else sql.fragment("kanon/one_class")
+
+
+def _masks(used: Sequence[Sequence[int]]) -> list[exp.Expr]:
+    """g_j = GROUPING(c_j_l, ...) over the levels `used[j]` of QI j in a batch: its bit mask."""
+    return [exp.alias_(exp.func("GROUPING", *(sql.column(_name(j, level)) for level in levels)), f"g_{j}")
+            for j, levels in enumerate(used)]
+
+
+def _cell_loss(used: Sequence[Sequence[int]]) -> exp.Expr:
+    """A class's loss per row: Σ_j Σ_l (1 - GROUPING(c_j_l)) · MAX(loss_j_l), the loss of the one
+    level of each QI its grouping set grouped (a label's loss is the same on all its rows)."""
+    total: exp.Expr = exp.Literal.number(0)
+    for j, levels in enumerate(used):
+        for level in levels:
+            kept = exp.paren(exp.Sub(this=exp.Literal.number(1),
+                                     expression=exp.func("GROUPING", sql.column(_name(j, level)))))
+            total = exp.Add(this=total, expression=exp.Mul(this=kept,
+                                                           expression=exp.Max(this=sql.column(f"loss_{j}_{level}"))))
+    return total
+
+
+def _level(mask: int, levels: Sequence[int]) -> int:
+    """The level whose column a GROUPING() bit mask over `levels` says was grouped (its bit 0;
+    the first argument is the most significant bit)."""
+    for i, level in enumerate(levels):
+        if not mask >> (len(levels) - 1 - i) & 1:
+            return level
+    raise AnonsqlError(f"grouping mask {mask} names no level")  # pragma: no cover - SQL gives one
+
+
+def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int,
+        hierarchies: Sequence[Hierarchy], max_suppressed: float, *, out: str | None, emit_sql: str | None,
+        execute: bool, in_place: bool, progress: Progress | None = None, **options: Any) -> job.KanonReport:
+    """Search the node, recode the source as a view, run the kanon job on it, check the labels."""
+    if not engine.recodes_globally:
+        raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
+    if in_place:
+        raise AnonsqlError("--hierarchy writes text labels into a new table; it cannot run --in-place")
+    say = progress or silent
+    by_column = {h.column: h for h in hierarchies}
+    stray = [h.column for h in hierarchies if h.column not in qi]
+    if stray:
+        raise AnonsqlError(f"--hierarchy names {', '.join(stray)}, not a quasi-identifier (--qi)")
+    ordered = [by_column.get(c) or Hierarchy.suppression_only(c) for c in qi]  # a QI without one: value, then ⊥
+    limit = int(np.floor(max_suppressed * rows + 1e-9))
+    chosen, seconds = plan(engine, source, ordered, k, limit, say)
+    level_of = {h.column: level for h, level in zip(ordered, chosen.levels)}
+    d = engine.dialect
+    view = sql.TableName(VIEW, engine.temp_schema)
+    items: list[Any] = [exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
+                        if level_of.get(c.name, 0) else sql.column(c.name) for c in source.columns]
+    engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
+    engine.execute(*sql.render("kanon/recoded_view", d, view=view.expr, src=source.expr, item=items))
+    recoded = Table(view.schema or "", view.name, tuple(
+        Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c for c in source.columns))
+
+    def check(report: Report, written: Table) -> None:
+        labels(engine, report, source, written, ordered, chosen.levels, class_column)
+
+    out = out or f"{source.name}_k{k}"
+    target = sql.TableName.parse(out)
+    node = "; ".join(f"{h.column} level {level}: {h.meaning(level)}" for h, level in zip(ordered, chosen.levels))
+    before = [(f"global recoding (issue 33), the lattice node of least loss metric: {node}; the source seen recoded "
+               "at it (sql/kanon/recoded_view.sql)",
+               sql.readable("kanon/recoded_view", d, view=view.expr, src=source.expr, item=[i.copy() for i in items]))]
+    checks = [(f"{h.column}: published values that are neither NULL nor a label of as many source rows at level "
+               f"{level}: must return 0", sql.readable("kanon/recoding_outside", d, out=target.expr, src=source.expr,
+                                                       col=sql.column(h.column), label=level_expr(h, level),
+                                                       cls=_class(class_column)))
+              for h, level in zip(ordered, chosen.levels)]
+    try:
+        report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
+                         emit_sql=emit_sql, execute=execute, in_place=False, progress=progress, also_verify=check,
+                         script_before=before, script_checks=checks, **options)
+    finally:
+        engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
+    report.table = str(source)
+    for h, level in zip(ordered, chosen.levels):  # NULL on every row of the view: not the source's own NULLs
+        if level == h.top:
+            report.original_nulls_by_column.pop(h.column, None)
+    report.recoding = {
+        "levels": {h.column: level for h, level in zip(ordered, chosen.levels)},
+        "meaning": {h.column: f"{h.spec}: level {level} of {h.top}, {h.meaning(level)}"
+                    for h, level in zip(ordered, chosen.levels)},
+        "max_suppressed_records": max_suppressed, "records_in_small_classes": chosen.suppressed,
+        "loss_metric": chosen.loss / (rows * len(ordered)) if rows else 0.0, "utility": "loss metric (ARX)",
+        "lattice_nodes": chosen.nodes, "nodes_evaluated": chosen.evaluated, "nodes_pruned": chosen.pruned,
+        "scans": chosen.scans, "nodes_per_second": chosen.evaluated / seconds if seconds else 0.0,
+    }
+    report.seconds = {"search": seconds, **report.seconds}
+    return report
+
+
+def labels(engine: Engine, report: Report, source: Table, written: Table, hierarchies: Sequence[Hierarchy],
+           levels: Sequence[int], class_column: str | None) -> None:
+    """Record the check that every published value of each recoded QI is ⊥ or, at its chosen level,
+    the label of as many SOURCE rows of its class (sql/kanon/recoding_outside.sql), one count per QI."""
+    bad = []
+    for h, level in zip(hierarchies, levels):
+        text, params = sql.render("kanon/recoding_outside", engine.dialect, out=written.expr, src=source.expr,
+                                  col=sql.column(h.column), label=level_expr(h, level), cls=_class(class_column))
+        n = int(engine.fetch_all(text, params)[0][0])
+        if n:
+            bad.append(f"{h.column}: {n} value(s)")
+    report.check("values are the source's or its ancestors in the hierarchy", not bad, "kanon/recoding_outside",
+                 "; ".join(bad))

@@ -1,0 +1,222 @@
+"""Generalize, then suppress (issue 33): the optimal lattice search (anonsql.kanon.lattice)
+against exhaustive search, a hand-solved 3-QI lattice on both engines, a table where one level
+of generalization saves what suppression alone blanks, the labels check failing and rolling
+back, and the refusals."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import anonsql
+from anonsql import api, check
+from anonsql.catalog import find_table, get_table
+from anonsql.errors import AnonsqlError, VerificationError
+from anonsql.hierarchy import parse_all
+from anonsql.kanon import lattice, recoding
+from anonsql.report import Report
+from anonsql.sql import TableName
+
+from .conftest import table_rows
+from .test_cli import run
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_search_finds_the_exhaustive_optimum(seed):
+    """Random lattices: feasibility monotone (rows below k fall as levels rise), loss = the bound
+    plus a non-negative, non-monotone suppression term. The search must return what checking
+    every node returns, while evaluating fewer nodes when it can."""
+    rng = np.random.default_rng(seed)
+    tops = [int(t) for t in rng.integers(1, 5, size=3)]
+    below = [np.sort(rng.integers(0, 40, size=t + 1))[::-1] for t in tops]  # rows in small classes, per QI level
+    bounds = [np.sort(rng.random(t + 1) * 10) for t in tops]
+    extra = {node: float(rng.random() * 6) for node in itertools.product(*(range(t + 1) for t in tops))}
+    limit = int(rng.integers(5, 60))
+
+    def truth(node):
+        suppressed = int(sum(b[level] for b, level in zip(below, node))) if any(
+            level < t for level, t in zip(node, tops)) else 0  # the top node is one class
+        return suppressed, sum(b[level] for b, level in zip(bounds, node)) + (extra[node] if suppressed else 0)
+
+    seen = []
+
+    def evaluate(nodes):
+        got = [truth(tuple(int(v) for v in n)) for n in nodes]
+        seen.extend(tuple(n) for n in nodes)
+        return lattice.Evaluated(np.array([g[0] for g in got]), np.array([g[1] for g in got]))
+
+    found = lattice.search(tops, bounds, limit, evaluate, batch=4)
+    feasible = [(truth(n)[1], sum(n), n) for n in extra if truth(n)[0] <= limit]
+    best = min(feasible)
+    assert found.levels == best[2] and found.loss == pytest.approx(best[0])
+    assert found.evaluated == len(seen) == len(set(seen)) <= found.nodes == len(extra)
+
+
+def test_a_lattice_too_large_is_refused():
+    with pytest.raises(AnonsqlError, match="more than the 1,000,000 searched"):
+        lattice.search([9] * 7, [np.zeros(10)] * 7, 0, lambda nodes: None)
+
+
+#: Hand-solved (k = 2, at most 1 of 5 rows left to suppression): age interval:10,20, zip prefix:1,
+#: sex without a hierarchy (value, then ⊥). At node (age [..,..+10), zip 1 character, sex kept) the
+#: classes are ([20,30),1*,M) x2, ([30,40),3*,F) x2 and ([50,60),9*,F) x1 (suppressed): loss metric
+#: 2·(1/4 + 1/4) + 2·(1/4 + 1/4) + 1·3 = 5 of 15 cells. Every other feasible node loses more, e.g.
+#: (width 20, 1*, sex) 7, (width 10, ⊥, sex) 8, (width 10, 1*, ⊥) 9, (⊥, ⊥, sex) 10; age or zip
+#: kept whole leaves 4 or 5 rows alone.
+HAND = {"age": [21, 25, 31, 37, 55], "zip": ["12", "13", "34", "35", "99"], "sex": ["M", "M", "F", "F", "F"],
+        "income": ["a", "b", "a", "b", "a"]}
+HAND_SPECS = ["age=interval:10,20", "zip=prefix:1"]
+LABELS_CHECK = "values are the source's or its ancestors in the hierarchy"
+
+
+def test_hand_solved_lattice(engine, make_table):
+    make_table("people", HAND)
+    report = api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS,
+                             max_suppressed_records=0.2, out="people_g")
+    r = report.recoding
+    assert r["levels"] == {"age": 1, "zip": 1, "sex": 0}
+    assert r["loss_metric"] == pytest.approx(5 / 15) and r["records_in_small_classes"] == 1
+    names = {c.name for c in report.checks}
+    assert report.ok and {"k-anonymity", "non-QI columns unchanged", LABELS_CHECK} <= names
+    assert check(engine, "people_g", "age,zip,sex", 2).ok
+    rows = table_rows(engine, "people_g")
+    assert [r[:3] for r in rows[:2]] == [("[20,30)", "1*", "M")] * 2  # the classes that needed no suppression
+    assert sorted(r[3] for r in rows) == sorted(HAND["income"])  # the non-QI column, unchanged
+
+
+def test_without_room_for_suppression_the_optimum_moves_up(engine, make_table):
+    make_table("people", HAND)
+    report = api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS,
+                             max_suppressed_records=0, out="people_g")
+    # nothing may be left alone: (width 20, ⊥ zip, sex) makes [20,40) M x2, F x2 and [40,60) F x1 -> fails;
+    # the search must end at a node where every class has 2 rows, all of them cheaper than ⊥ everywhere
+    assert report.recoding["records_in_small_classes"] == 0 and report.suppressed_cells == 0
+    assert report.recoding["loss_metric"] < 1 and check(engine, "people_g", "age,zip,sex", 2).ok
+
+
+def test_one_level_of_generalization_beats_suppression_alone(engine, make_table):
+    """40 distinct ages, two sexes: cell suppression must blank every age (each is unique), while
+    ranges of 10 years hold 5 men and 5 women each: nothing is blanked at all."""
+    make_table("ages", {"age": list(range(20, 60)), "sex": ["M", "F"] * 20, "visits": [1, 2, 3, 4] * 10})
+    alone = api.k_anonymize(engine, "ages", "age,sex", None, 5, out="ages_s", cost="ham")
+    generalized = api.k_anonymize(engine, "ages", "age,sex", None, 5, out="ages_g", cost="ham",
+                                  hierarchy="age=interval:10,20")
+    assert alone.suppressed_cells >= 40 and generalized.suppressed_cells == 0
+    assert generalized.recoding["levels"] == {"age": 1, "sex": 0}
+    assert generalized.recoding["loss_metric"] == pytest.approx((9 / 39) / 2)  # 10 leaves of 40 per range, 2 QIs
+    assert sorted({r[0] for r in table_rows(engine, "ages_g")}) == ["[20,30)", "[30,40)", "[40,50)", "[50,60)"]
+
+
+def test_a_failing_label_check_rolls_back(engine, make_table, monkeypatch):
+    make_table("people", HAND)
+    real = recoding.labels
+
+    def wrong_levels(engine, report, source, written, hierarchies, levels, cls):  # age checked one level up
+        real(engine, report, source, written, hierarchies, [level + (h.column == "age") for h, level in
+                                                             zip(hierarchies, levels)], cls)
+
+    monkeypatch.setattr(recoding, "labels", wrong_levels)
+    with pytest.raises(VerificationError, match="values are the source's or its ancestors"):
+        api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS, max_suppressed_records=0.2,
+                        out="people_g")
+    assert find_table(engine, TableName("people_g")) is None
+
+
+def test_kanon_hierarchy_cli_and_refusals(capsys, db, engine, make_table):
+    make_table("people", HAND)
+    code, out, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age,zip,sex", "--k", "2",
+                         "--hierarchy", "age=interval:10,20", "--hierarchy", "zip=prefix:1",
+                         "--max-suppressed-records", "0.2", "--json")
+    assert code == 0, err
+    assert json.loads(out)["recoding"]["levels"] == {"age": 1, "zip": 1, "sex": 0}
+    for extra, message in [(["--in-place"], "cannot run --in-place"), (["--hierarchy", "income=prefix:1"],
+                                                                        "not a quasi-identifier"),
+                           (["--hierarchy", "age=interval:7"], "two hierarchies"),
+                           (["--hierarchy", "zip=interval:5"], "needs a integer or float or decimal column")]:
+        code, _, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age,zip,sex", "--k", "2",
+                           "--hierarchy", "age=interval:10,20", "--out", "x", *extra)
+        assert code == 2 and err.count("\n") == 1 and message in err, (extra, err)
+        assert find_table(engine, TableName("x")) is None
+    code, _, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age", "--k", "2",
+                       "--hierarchy", "age=interval:10", "--max-suppressed-records", "1.5")
+    assert code == 2 and "1.5" in err
+
+
+def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
+    make_table("people", HAND)
+    spec = tmp_path / "people.toml"
+    spec.write_text('[source]\ntable = "people"\nqi = ["age", "zip", "sex"]\nclass = "income"\n\n'
+                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_g"\nmax_suppressed_records = 0.2\n'
+                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\n\n[gates]\nk = 2\n')
+    report = anonsql.release_run(str(spec), engine)
+    assert report.ok and report.published == ["people_g"]
+    manifest = json.loads((tmp_path / "people.release" / "manifest.json").read_text())
+    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in json.dumps(manifest)
+    spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
+    with pytest.raises(AnonsqlError, match=r"^\S*people\.toml:\d+: bad hierarchy zip='prefix:0'"):
+        anonsql.release_run(str(spec), engine, replace=True)
+
+
+def test_an_engine_without_the_recoding_search_refuses(engine, make_table, monkeypatch):
+    """Spark declares recodes_globally = False (README's Spark table): one error line, no table."""
+    make_table("people", HAND)
+    monkeypatch.setattr(type(engine), "recodes_globally", False)
+    with pytest.raises(AnonsqlError, match="does not run on this engine yet"):
+        api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS, out="people_g")
+    assert find_table(engine, TableName("people_g")) is None
+
+
+def test_the_script_recodes_as_the_run_does(engine, make_table, tmp_path):
+    """--emit-sql --dry-run: nothing changes; the script (the recoded view first, the labels check
+    last) run by hand writes the table the real run writes."""
+    make_table("people", HAND)
+    script = tmp_path / "people.sql"
+    dry = api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS, max_suppressed_records=0.2,
+                          out="people_script", emit_sql=str(script), execute=False)
+    assert not dry.checks and find_table(engine, TableName("people_script")) is None
+    text = script.read_text()
+    assert "CREATE TEMPORARY VIEW" in text and "age: published values that are neither NULL nor a label" in text
+    engine.execute(text.partition("-- Verification")[0])
+    api.k_anonymize(engine, "people", "age,zip,sex", None, 2, hierarchy=HAND_SPECS, max_suppressed_records=0.2,
+                    out="people_run")
+    assert table_rows(engine, "people_script") == table_rows(engine, "people_run")
+    ran = 0
+    for query in text.partition("-- Verification")[2].split(";\n"):  # the labels checks, as a reviewer runs them
+        if "neither NULL nor a label" in query:
+            body = "\n".join(line for line in query.splitlines() if not line.startswith("--"))
+            assert engine.fetch_all(body)[0][0] == 0
+            ran += 1
+    assert ran == 3
+
+
+def test_the_labels_check_counts_by_class(engine, make_table):
+    """Right labels in the right numbers overall, but moved between classes: the check fails."""
+    make_table("src", {"age": [21, 25, 31], "income": ["a", "b", "b"]})
+    make_table("fine", {"age": ["[20,30)", "[20,30)", None], "income": ["a", "b", "b"]})
+    make_table("moved", {"age": ["[20,30)", "[20,30)", "[30,40)"], "income": ["b", "b", "a"]})
+    [h] = parse_all(["age=interval:10"])
+    for table, ok in (("fine", True), ("moved", False)):
+        report = Report(table=table)
+        recoding.labels(engine, report, get_table(engine, "src"), get_table(engine, table), [h], [1], "income")
+        assert report.ok is ok
+        report = Report(table=table)  # without the class, only the totals count: both pass
+        recoding.labels(engine, report, get_table(engine, "src"), get_table(engine, table), [h], [1], None)
+        assert report.ok
+
+
+def test_ties_go_to_the_lower_node():
+    """(2, 0) has the smaller bound (1) but loses 2 with its suppression; (0, 1) loses its bound, 2,
+    without any: a tie, which the lower node (0, 1) must win though its bound comes later."""
+    bounds = [np.array([0.0, 0.5, 1.0]), np.array([0.0, 2.0, 3.0])]
+    infeasible = {(0, 0), (1, 0)}
+
+    def evaluate(nodes):
+        sup = np.array([5 if tuple(n) in infeasible else (1 if tuple(n) == (2, 0) else 0) for n in nodes])
+        loss = np.array([bounds[0][a] + bounds[1][b] + (1.0 if (a, b) == (2, 0) else 0.0) for a, b in nodes])
+        return lattice.Evaluated(sup, loss)
+
+    for batch in (1, 2, 64):
+        assert lattice.search([2, 2], bounds, 1, evaluate, batch=batch).levels == (0, 1)
