@@ -63,6 +63,7 @@ class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; 
     temp_schema: str | None = "temp"
     row_id: str | None = "rowid"
     pseudonymize_sql: str | None = "common/pseudonymize"
+    text_nfc_sql = "common/text_nfc"
     same_text_kinds: tuple[str, ...] | None = None
     exact_numeric = False
     exact_digits: int | None = None
