@@ -297,6 +297,7 @@ def verify(engine: Engine, report: Report, out: Table, *, source: Table | None, 
         report.check("dropped columns gone", not left, "common/table_columns",
                      "" if not left else "still there: " + ", ".join(left))
     if pseudonymize and source is not None:
+        _note_not_nfc(engine, report, source, pseudonymize)
         kept = 0
         for name in pseudonymize:
             text, params = sql.render("common/values_shared", engine.dialect, a=source.expr, b=out.expr,
@@ -304,3 +305,16 @@ def verify(engine: Engine, report: Report, out: Table, *, source: Table | None, 
             kept += int(engine.fetch_all(text, params)[0][0])
         report.check("no original value left in the pseudonymized columns", kept == 0, "common/values_shared",
                      "" if kept == 0 else f"{kept} original values left")
+
+
+def _note_not_nfc(engine: Engine, report: Report, source: Table, pseudonymize: Sequence[str]) -> None:
+    """A note per pseudonymized column of `source` holding text not in Unicode NFC: its values got
+    the pseudonyms of their NFC spelling, not those of earlier versions (sql/common/not_nfc.sql)."""
+    for name in pseudonymize:
+        col = sql.column(source.column(name).name)
+        n = int(engine.fetch_all(*sql.render("common/not_nfc", engine.dialect, tbl=source.expr, col=col,
+                                             nfc=hashed_text(engine.dialect, col)))[0][0])
+        if n:
+            report.notes.append(f"{n:,} value(s) of column '{name}' are not in Unicode NFC (e.g. an accent typed as "
+                                "its own character): their pseudonyms are those of their NFC spelling, one per "
+                                "value however it is typed (earlier versions of anonsql hashed them as typed)")

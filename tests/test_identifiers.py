@@ -179,6 +179,14 @@ def test_pseudonyms_of_a_copy_read_nfc_in_kanon(db, engine, make_table, tmp_path
     path.write_text(KEY)
     r = anonsql.k_anonymize(db, "t", "zip", "cls", 2, out="t2", pseudonymize="name", key_file=str(path))
     assert r.ok and {row[0] for row in table_rows(engine, "t2")} == {nfc_mac(KEY, names[0])}
+    assert [n for n in r.notes if "NFC" in n] == [  # not silent: their pseudonyms are not those of earlier versions
+        "3 value(s) of column 'name' are not in Unicode NFC (e.g. an accent typed as its own character): their "
+        "pseudonyms are those of their NFC spelling, one per value however it is typed (earlier versions of anonsql "
+        "hashed them as typed)"]
+    make_table("a", {"name": ["Ann", "Bob"] * 3, "zip": ["100", "100", "200", "200", "100", "200"],
+                     "cls": ["a", "b"] * 3})
+    r = anonsql.k_anonymize(db, "a", "zip", "cls", 2, out="a2", pseudonymize="name", key_file=str(path))
+    assert r.ok and not [n for n in r.notes if "NFC" in n]  # ASCII: nothing changed, nothing to say
 
 
 def test_check_columns(engine, make_table):
