@@ -295,7 +295,7 @@ def test_a_release_killed_between_the_renames_is_completed(engine, db, visits, t
     assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 0
     now = _snapshot(_out(tmp_path))
     assert set(now) == {"manifest.json", "report.html", "private/release.sql", "private/changes.json",
-                             "private/utility.html"}
+                        "private/utility.html"}
     assert json.loads(now["manifest.json"][0])["outputs"] == first["outputs"]
     assert _listing(tmp_path) == ["out", "visits.toml"]
     capsys.readouterr()
