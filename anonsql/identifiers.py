@@ -1,6 +1,8 @@
 """Direct identifiers in a published table: the warning every writing job gives about columns a
 reviewer would read as identifiers (by name, by format, or (nearly) unique), and the two
-remedies, `--drop` and `--pseudonymize` (a keyed HMAC-SHA256 in SQL).
+remedies, `--drop` and `--pseudonymize` (a keyed HMAC-SHA256 in SQL over the value's text in
+Unicode NFC, so that the two spellings of one value, é as one code point or as e + accent, get
+one pseudonym; ASCII text and text already in NFC keep the pseudonyms of earlier versions).
 
 The key of the pseudonyms comes from a file (`--key-file`) or the environment variable
 ANONSQL_PSEUDONYM_KEY; it is bound as a query parameter (as two padded keys, RFC 2104), never
@@ -194,14 +196,23 @@ def pseudonymize_sql(dialect: str) -> str:
     return name
 
 
+def hashed_text(dialect: str, value: exp.Expr) -> exp.Expr:
+    """The HMAC's input: `value` as text in Unicode NFC (Engine.text_nfc_sql), so that one value
+    typed two ways (é as U+00E9, or e + U+0301 as macOS file names and some exports write it) gets
+    one pseudonym. Text already in NFC, every ASCII text among it, is unchanged, so its pseudonyms
+    are those earlier versions wrote with the same key."""
+    as_text = exp.Cast(this=value.copy(), to=exp.DataType.build("VARCHAR"))
+    return sql.fragment(engine_class(dialect).text_nfc_sql, text=as_text)
+
+
 def pseudonym(dialect: str, value: exp.Expr) -> exp.Expr:
     """The keyed pseudonym HMAC-SHA256(K, value) as an expression (the SET value of
     pseudonymize_sql(dialect)), with $ipad / $opad left to bind, for a CREATE TABLE AS SELECT."""
     update = sql.template(pseudonymize_sql(dialect))
     expr = update.expressions[0].expression
     for ph in list(expr.find_all(exp.Placeholder)):
-        if ph.name == "col":
-            ph.replace(value.copy())
+        if ph.name == "text":
+            ph.replace(hashed_text(dialect, value))
     return expr
 
 
@@ -233,7 +244,12 @@ def apply(engine: Engine, table: exp.Table, *, drop: Sequence[str] = (), pseudon
     for name in pseudonymize:
         engine.execute(*sql.render("common/column_to_text", d, tbl=table, col=sql.column(name)))
     engine.execute(*sql.render(pseudonymize_sql(d), d, tbl=table, col=sql.columns(pseudonymize),
-                               ipad=key.ipad, opad=key.opad))
+                               text=_texts(d, pseudonymize), ipad=key.ipad, opad=key.opad))
+
+
+def _texts(dialect: str, columns: Sequence[str]) -> list[exp.Expr]:
+    """The HMAC's input of each of `columns` (hashed_text), bound beside them in the UPDATE."""
+    return [hashed_text(dialect, sql.column(name)) for name in columns]
 
 
 def script_steps(dialect: str, table: exp.Table, *, drop: Sequence[str] = (),
@@ -250,7 +266,7 @@ def script_steps(dialect: str, table: exp.Table, *, drop: Sequence[str] = (),
         steps.append(("keyed pseudonyms HMAC-SHA256(K, v); the key is NOT in this script: bind $ipad and $opad "
                       f"to K xor 0x36.. and K xor 0x5c.. (sql/{pseudonymize_sql(dialect)}.sql)",
                       sql.readable(pseudonymize_sql(dialect), dialect, tbl=table, col=sql.columns(pseudonymize),
-                                   **holder)))
+                                   text=_texts(dialect, pseudonymize), **holder)))
     return steps
 
 
@@ -281,6 +297,7 @@ def verify(engine: Engine, report: Report, out: Table, *, source: Table | None, 
         report.check("dropped columns gone", not left, "common/table_columns",
                      "" if not left else "still there: " + ", ".join(left))
     if pseudonymize and source is not None:
+        _note_not_nfc(engine, report, source, pseudonymize)
         kept = 0
         for name in pseudonymize:
             text, params = sql.render("common/values_shared", engine.dialect, a=source.expr, b=out.expr,
@@ -288,3 +305,16 @@ def verify(engine: Engine, report: Report, out: Table, *, source: Table | None, 
             kept += int(engine.fetch_all(text, params)[0][0])
         report.check("no original value left in the pseudonymized columns", kept == 0, "common/values_shared",
                      "" if kept == 0 else f"{kept} original values left")
+
+
+def _note_not_nfc(engine: Engine, report: Report, source: Table, pseudonymize: Sequence[str]) -> None:
+    """A note per pseudonymized column of `source` holding text not in Unicode NFC: its values got
+    the pseudonyms of their NFC spelling, not those of earlier versions (sql/common/not_nfc.sql)."""
+    for name in pseudonymize:
+        col = sql.column(source.column(name).name)
+        n = int(engine.fetch_all(*sql.render("common/not_nfc", engine.dialect, tbl=source.expr, col=col,
+                                             nfc=hashed_text(engine.dialect, col)))[0][0])
+        if n:
+            report.notes.append(f"{n:,} value(s) of column '{name}' are not in Unicode NFC (e.g. an accent typed as "
+                                "its own character): their pseudonyms are those of their NFC spelling, one per "
+                                "value however it is typed (earlier versions of anonsql hashed them as typed)")

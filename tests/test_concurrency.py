@@ -97,3 +97,54 @@ def test_a_duckdb_file_held_by_another_process_says_so(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1, err
     assert f"cannot open DuckDB database {db}: the file is in use by another process (" in err
     assert f", PID {holder.pid}); retry when that process has ended" in err and "readonly" not in err
+
+
+def _hold(db) -> subprocess.Popen:
+    """A second process holding the DuckDB file's lock until it is killed (it says 'holding' first)."""
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); "
+                               "print('holding', flush=True); time.sleep(600)", str(db)],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def test_wait_opens_the_file_once_its_holder_ends(tmp_path):
+    """--wait SECONDS (issue 36): the command says which process holds the file and waits; when
+    that process ends, the command opens the file and runs."""
+    db = tmp_path / "held.duckdb"
+    with connect(str(db), create=True) as eng:
+        eng.execute("CREATE TABLE t AS SELECT 1 AS a")
+    holder = _hold(db)
+    waiter = subprocess.Popen([sys.executable, "-c", "import sys; from anonsql.cli import main; sys.exit(main())",
+                               "show", "--db", str(db), "--table", "t", "--json", "--wait", "600"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert waiter.stderr is not None
+        line = waiter.stderr.readline()  # said once, before it waits
+        assert line.startswith(f"waiting up to 600 s for DuckDB database {db}: the file is in use by another "
+                               "process (") and f"PID {holder.pid})" in line, line
+    finally:
+        holder.kill()
+        holder.wait()
+    out, err = waiter.communicate(timeout=600)
+    assert waiter.returncode == 0, err
+    assert "a" in out and "1" in out
+
+
+def test_wait_runs_out_in_one_line(tmp_path, capsys):
+    """A holder that does not end: after --wait SECONDS, one error line, exit 2."""
+    from anonsql.cli import main
+
+    db = tmp_path / "held.duckdb"
+    connect(str(db), create=True).close()
+    holder = _hold(db)
+    try:
+        code = main(["show", "--db", str(db), "--table", "t", "--wait", "0.3", "--quiet"])
+        err = capsys.readouterr().err
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 2 and err.count("\n") == 1, err  # --quiet: no waiting line, only the error
+    assert err.startswith(f"anonsql show: error: cannot open DuckDB database {db}: the file is in use by another "
+                          "process (")
+    assert f"PID {holder.pid}); still in use after waiting 0.3 s" in err

@@ -3,11 +3,12 @@
 import hashlib
 import hmac
 import json
+import unicodedata
 
 import pytest
 
 import anonsql
-from anonsql import catalog, identifiers
+from anonsql import catalog, identifiers, sql
 from anonsql.cli import main
 from anonsql.errors import AnonsqlError
 
@@ -136,6 +137,56 @@ def test_pseudonyms_are_hmac_sha256_on_both_engines(engine, make_table, tmp_path
 
     expect = [(mac(v), mac(n)) for v, n in zip(values, range(1, 6))]
     assert sorted(table_rows(engine, "t"), key=str) == sorted(expect, key=str)
+
+
+def nfc_mac(key, v):
+    """HMAC-SHA256(K, v) over v's text in NFC, in Python: the pseudonym both spellings must get."""
+    if v is None:
+        return None
+    return hmac.new(key.encode(), unicodedata.normalize("NFC", v).encode(), hashlib.sha256).hexdigest()
+
+
+def test_two_spellings_of_one_value_get_one_pseudonym(engine, make_table, tmp_path):
+    """Issue 36: é typed as U+00E9 (NFC) and as e + U+0301 (NFD, macOS) got two pseudonyms. Now
+    the HMAC reads the text in NFC, by the UPDATE (identifiers.apply) and by the expression a copy
+    selects (identifiers.pseudonym: kanon's CREATE TABLE AS, ckm's record keys) alike; ASCII and
+    NFC text hash their own bytes, so their pseudonyms are those of earlier versions."""
+    nfc, nfd = "Jos\u00e9", "Jose\u0301"
+    values = [nfc, nfd, "Zo\u00eb", "Zoe\u0308", "01548", None]
+    make_table("t", {"v": values})
+    assert sorted(table_rows(engine, "t"), key=str)[:2] != [(nfc,), (nfc,)]  # the table holds both spellings
+    path = tmp_path / "k"
+    path.write_text(KEY)
+    key = identifiers.read_key(str(path))
+    selected = sql.exp.select(sql.exp.alias_(identifiers.pseudonym(engine.dialect, sql.column("v")), "p")).from_("t")
+    text, _ = sql.bind(selected, engine.dialect, {"ipad": key.ipad, "opad": key.opad})
+    copied = [row[0] for row in engine.fetch_all(text, {"ipad": key.ipad, "opad": key.opad})]
+    with engine.transaction():
+        identifiers.apply(engine, catalog.get_table(engine, "t").expr, pseudonymize=["v"], key=key)
+    updated = [row[0] for row in table_rows(engine, "t")]
+    expect = [nfc_mac(KEY, v) for v in values]
+    assert sorted(copied, key=str) == sorted(updated, key=str) == sorted(expect, key=str)
+    assert nfc_mac(KEY, nfc) == nfc_mac(KEY, nfd) and len({p for p in updated if p}) == 3  # José, Zoë, 01548
+    plain = hmac.new(KEY.encode(), b"01548", hashlib.sha256).hexdigest()  # ASCII: the bytes as typed, as before
+    assert plain in updated and plain in copied
+
+
+def test_pseudonyms_of_a_copy_read_nfc_in_kanon(db, engine, make_table, tmp_path):
+    """kanon's copy writes pseudonyms in its CREATE TABLE AS SELECT: one pseudonym for both spellings there too."""
+    names = ["Jos\u00e9", "Jose\u0301"] * 3
+    make_table("t", {"name": names, "zip": ["100", "100", "200", "200", "100", "200"], "cls": ["a", "b"] * 3})
+    path = tmp_path / "k"
+    path.write_text(KEY)
+    r = anonsql.k_anonymize(db, "t", "zip", "cls", 2, out="t2", pseudonymize="name", key_file=str(path))
+    assert r.ok and {row[0] for row in table_rows(engine, "t2")} == {nfc_mac(KEY, names[0])}
+    assert [n for n in r.notes if "NFC" in n] == [  # not silent: their pseudonyms are not those of earlier versions
+        "3 value(s) of column 'name' are not in Unicode NFC (e.g. an accent typed as its own character): their "
+        "pseudonyms are those of their NFC spelling, one per value however it is typed (earlier versions of anonsql "
+        "hashed them as typed)"]
+    make_table("a", {"name": ["Ann", "Bob"] * 3, "zip": ["100", "100", "200", "200", "100", "200"],
+                     "cls": ["a", "b"] * 3})
+    r = anonsql.k_anonymize(db, "a", "zip", "cls", 2, out="a2", pseudonymize="name", key_file=str(path))
+    assert r.ok and not [n for n in r.notes if "NFC" in n]  # ASCII: nothing changed, nothing to say
 
 
 def test_check_columns(engine, make_table):

@@ -219,7 +219,8 @@ def test_failed_gate_leaves_no_folder(engine, visits, tmp_path):
 def test_failed_rerun_leaves_the_previous_release_untouched(engine, visits, tmp_path):
     anonsql.release_run(_spec(tmp_path), engine)
     previous = _snapshot(_out(tmp_path))
-    assert set(previous) == {"manifest.json", "report.html", "private/release.sql", "private/changes.json"}
+    assert set(previous) == {"manifest.json", "report.html", "private/release.sql", "private/changes.json",
+                             "private/utility.html"}
     with pytest.raises(VerificationError):
         anonsql.release_run(_spec(tmp_path, max_suppressed=0), engine, replace=True)
     with pytest.raises(AnonsqlError) as bad:  # bad input found in step 2, after step 1 ran
@@ -234,7 +235,8 @@ def test_manifest_hashes_every_other_artefact_and_verify_checks_them(engine, db,
     anonsql.release_run(spec, engine)
     out = _out(tmp_path)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert set(manifest["artefacts"]) == {"report.html", "private/release.sql", "private/changes.json"}
+    assert set(manifest["artefacts"]) == {"report.html", "private/release.sql", "private/changes.json",
+                                         "private/utility.html"}
     import hashlib
 
     for rel, h in manifest["artefacts"].items():
@@ -277,7 +279,7 @@ def test_a_release_killed_after_its_commit_is_completed_by_the_rerun(engine, db,
     said = capsys.readouterr().out
     assert "completed: an earlier run's tables had committed" in said
     assert set(_snapshot(_out(tmp_path))) == {"manifest.json", "report.html", "private/release.sql",
-                                                "private/changes.json"}
+                                                "private/changes.json", "private/utility.html"}
     assert _listing(tmp_path) == ["out", "visits.toml"]
     assert main(["release", "verify", str(spec), "--db", db, "--quiet"]) == 0
     assert "FAILS" not in capsys.readouterr().out
@@ -292,7 +294,8 @@ def test_a_release_killed_between_the_renames_is_completed(engine, db, visits, t
     assert not _out(tmp_path).exists()  # the previous folder set aside, the new one not yet in place
     assert main(["release", "run", str(spec), "--db", db, "--quiet"]) == 0
     now = _snapshot(_out(tmp_path))
-    assert set(now) == {"manifest.json", "report.html", "private/release.sql", "private/changes.json"}
+    assert set(now) == {"manifest.json", "report.html", "private/release.sql", "private/changes.json",
+                        "private/utility.html"}
     assert json.loads(now["manifest.json"][0])["outputs"] == first["outputs"]
     assert _listing(tmp_path) == ["out", "visits.toml"]
     capsys.readouterr()

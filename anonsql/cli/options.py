@@ -44,7 +44,24 @@ def _compose(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     return apply
 
 
-db = click.option("--db", required=True, metavar="DB", help=DB_HELP)
+def _wait(ctx: click.Context, param: click.Parameter, seconds: float) -> None:
+    """--wait: the DuckDB files this command opens are waited for while another process holds
+    them (anonsql.engine.duckdb.LOCK_WAIT), until the command ends."""
+    from ..engine.duckdb import LOCK_WAIT  # the engine is imported when the command runs
+
+    def say(line: str) -> None:
+        if not ctx.params.get("quiet"):
+            click.echo(line, err=True)
+
+    token = LOCK_WAIT.set((seconds, say))
+    ctx.call_on_close(lambda: LOCK_WAIT.reset(token))
+
+
+#: --db, with --wait beside it: every command that opens a database takes both.
+db = _compose(click.option("--db", required=True, metavar="DB", help=DB_HELP),
+              click.option("--wait", type=click.FloatRange(min=0), default=0, metavar="SECONDS", expose_value=False,
+                           callback=_wait, help="a DuckDB file another process holds: wait up to SECONDS for it "
+                           "(default: fail at once, naming the process)"))
 as_json = click.option("--json", "as_json", is_flag=True, help="print a JSON object instead of text")
 quiet = click.option("--quiet", is_flag=True, help="no progress lines or bars on stderr")
 report = click.option("--report", "report_file", type=OutputFile(),

@@ -50,6 +50,10 @@ class Engine(Protocol):
     row_id: str | None
     #: The sql/ file of the keyed pseudonyms HMAC-SHA256(K, v) (--pseudonymize; None: refused).
     pseudonymize_sql: str | None
+    #: The sql/ fragment writing a text in Unicode NFC ($text): a pseudonym's input, so that one value
+    #: typed two ways (é as U+00E9 or as e + U+0301, NFD) gets one pseudonym (DuckDB NFC_NORMALIZE,
+    #: PostgreSQL normalize(.., NFC), Spark ICU4J's Normalizer.compose through REFLECT).
+    text_nfc_sql: str
     #: Column kinds (anonsql.catalog.Column.kind) whose text this engine writes as DuckDB and
     #: PostgreSQL do (a float: 1e+20 vs Spark's 1.0E20); None: every kind. A value's text feeds
     #: pseudonyms, keys and labels, which must not depend on the engine.

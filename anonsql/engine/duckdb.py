@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
+import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -41,17 +44,47 @@ _REBUILD = "__anonsql_rebuild"
 def _in_use(message: str) -> str | None:
     """DuckDB's lock error in a steward's words (it advises a -readonly flag of its own CLI, which
     anonsql has not): the file is in use by another process, named with its PID when DuckDB gives
-    it, and what to do. None for any other error.
+    it. None for any other error.
 
     >>> _in_use('IO Error: Could not set lock on file "d.duckdb": Conflicting lock is held in /usr/bin/python3 '
     ...         '(PID 4242). See also https://duckdb.org/docs/current/connect/concurrency')
-    'the file is in use by another process (/usr/bin/python3, PID 4242); retry when that process has ended'
+    'the file is in use by another process (/usr/bin/python3, PID 4242)'
     """
     if "Could not set lock on file" not in message:
         return None
     held = re.search(r"held in (.+?) \(PID (\d+)\)", message)
-    who = f" ({held.group(1)}, PID {held.group(2)})" if held else ""
-    return f"the file is in use by another process{who}; retry when that process has ended"
+    return "the file is in use by another process" + (f" ({held.group(1)}, PID {held.group(2)})" if held else "")
+
+
+#: How long a DuckDB file another process holds is waited for, in seconds, and what to say while
+#: waiting (the command line's `--wait SECONDS`, anonsql.cli.options; 0: fail at once).
+LOCK_WAIT: ContextVar[tuple[float, Callable[[str], None]]] = ContextVar(
+    "LOCK_WAIT", default=(0.0, lambda line: print(line, file=sys.stderr)))
+
+
+def _open(path: str, wait: float | None) -> duckdb.DuckDBPyConnection:
+    """duckdb.connect(path), retried while another process holds the file's lock, up to `wait`
+    seconds (default: LOCK_WAIT's); then, or at once without a wait, one error line naming the
+    process that holds it."""
+    seconds, say = LOCK_WAIT.get()
+    seconds = seconds if wait is None else wait
+    deadline, pause, said = time.monotonic() + seconds, 0.05, False
+    while True:
+        try:
+            return duckdb.connect(path)
+        except duckdb.Error as exc:
+            held = _in_use(str(exc))
+            if held is None:
+                raise AnonsqlError(f"cannot open DuckDB database {path}: {first_line(exc)}") from None
+            if time.monotonic() >= deadline:
+                advice = (f"still in use after waiting {seconds:g} s" if seconds else
+                          "retry when that process has ended, or wait for it with --wait SECONDS")
+                raise AnonsqlError(f"cannot open DuckDB database {path}: {held}; {advice}") from None
+            if not said:
+                say(f"waiting up to {seconds:g} s for DuckDB database {path}: {held}")
+                said = True
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(1.0, pause * 2)
 
 
 class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; Closing: `with`
@@ -63,6 +96,7 @@ class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; 
     temp_schema: str | None = "temp"
     row_id: str | None = "rowid"
     pseudonymize_sql: str | None = "common/pseudonymize"
+    text_nfc_sql = "common/text_nfc"
     same_text_kinds: tuple[str, ...] | None = None
     exact_numeric = False
     exact_digits: int | None = None
@@ -74,10 +108,10 @@ class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; 
     reads_csv = True
     recodes_globally = True
 
-    def __init__(self, path: str, *, create: bool = False):
+    def __init__(self, path: str, *, create: bool = False, wait: float | None = None):
         check_path(path, create)
+        self._con = _open(path, wait)
         try:
-            self._con = duckdb.connect(path)
             # DuckDB's progress bar writes to stdout, ahead of --json output; progress is ours, on stderr
             self._con.execute("SET enable_progress_bar = false")
             # DuckDB's allocator keeps the pages a query freed until its next allocation: a
@@ -85,7 +119,8 @@ class DuckDBEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; 
             # the statistics (kanon's loop, evaluate's trees) does not sit on ~0.2 GB more
             self._con.execute("SET allocator_background_threads = true")
         except duckdb.Error as exc:
-            raise AnonsqlError(f"cannot open DuckDB database {path}: {_in_use(str(exc)) or first_line(exc)}") from None
+            self._con.close()
+            raise AnonsqlError(f"cannot open DuckDB database {path}: {first_line(exc)}") from None
         self.url = path
         self._depth = 0
         self._owned = True

@@ -44,6 +44,7 @@ class PostgresEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer
     temp_schema: str | None = "pg_temp"
     row_id: str | None = "ctid"  # stable within the transaction that holds the table
     pseudonymize_sql: str | None = "common/pseudonymize_postgres"
+    text_nfc_sql = "common/text_nfc_postgres"
     same_text_kinds: tuple[str, ...] | None = None
     exact_numeric = True
     exact_digits: int | None = None

@@ -184,6 +184,7 @@ class SparkEngine(Traced, Closing):  # Traced: the tracer hook, Engine.tracer; C
     temp_schema: str | None = None
     row_id: str | None = None
     pseudonymize_sql: str | None = "common/pseudonymize"  # DuckDB's SHA256, ENCODE, UNHEX, || in Spark's words
+    text_nfc_sql = "common/text_nfc_spark"
     same_text_kinds: tuple[str, ...] | None = ("text", "integer")
     exact_numeric = False
     exact_digits: int | None = 36  # DECIMAL(38, 0) (AnonsqlSpark's BIGNUM), two digits left for sums

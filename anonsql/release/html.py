@@ -14,6 +14,7 @@ from .spec import PRIVATE_DIR, PRIVATE_FILES, Spec, artefact_path
 
 if TYPE_CHECKING:
     from .report import ReleaseReport
+    from .stats import Distribution
     from .verify import Proof
 
 #: Every figure the page shows, with its definition (shown next to it and in the glossary).
@@ -34,6 +35,11 @@ DEFINITIONS = {
     "t-closeness": "the largest distance between a class's sensitive-value distribution and the table's.",
     "error": "misclassified / N in stratified cross-validation, tested on the baseline rows: 'before' trains "
              "on the baseline, 'after' on the published table (Kameya & Hayashi 2016, Sec. 4).",
+    "value distribution": "rows per value of a quasi-identifier or sensitive column in the baseline (before) and the "
+                          "published table (after): the values with the most rows, the rest as 'other'; ⊥ is NULL. "
+                          "Suppressed: the column's NULL cells the release added, as a share of the rows. Set side by "
+                          "side, the two tell the original values of changed cells, so they sit in the private "
+                          "folder, not on this page.",
     "fingerprint": "the row count and an MD5 over the sorted MD5s of the rows (sql/release/fingerprint.sql).",
 }
 
@@ -150,6 +156,8 @@ def page(report: ReleaseReport, spec: Spec) -> str:
          f"<code>sql/{escape(c.query)}.sql</code>"] for c in report.checks if not c.name.startswith("gate:")]))
     if proof is not None:
         h += _figures(proof, plan.qi)
+        h.append(f"<h2>Value distributions before and after</h2><p>In <code>{PRIVATE_DIR}/"
+                 f"{escape(spec.files['utility'])}</code>, as private as the source. {_def('value distribution')}</p>")
     h.append("<h2>Definitions</h2><dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>"
                                                   for k, v in DEFINITIONS.items()) + "</dl>")
     h.append(f"<p>The manifest (JSON) sits next to this page and records every file's sha256; the whole release "
@@ -219,3 +227,72 @@ def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:
                         [[escape(n), f"{e['before']:.4f}", f"{e['after']:.4f}", f"{e['after'] - e['before']:+.4f}"]
                          for n, e in proof.errors.items()], "errors"))
     return h
+
+
+def utility_page(report: ReleaseReport) -> str:
+    """private/utility.html: per-attribute utility (ARX's utility views), for each gated table and
+    each QI and sensitive column, its value distribution before and after as a plot (with
+    matplotlib) and its numbers beside it. PRIVATE: the baseline's counts beside the published
+    ones tell the values of the changed cells."""
+    h = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>anonsql release {escape(report.name)}: "
+         f"value distributions (PRIVATE)</title><style>{_STYLE}</style></head><body>",
+         f"<h1>Release {escape(report.name)}: value distributions before and after</h1>",
+         '<p class="warnings"><b>PRIVATE</b>: the counts of the source beside the published ones tell the original '
+         "values of changed cells; keep this page as private as the source.</p>",
+         f"<p>{_def('value distribution')}</p>"]
+    for table, proof in report.proofs.items():
+        h.append(f"<h2>{escape(table)} against {escape(proof.before.table)}</h2>")
+        h += _utility(proof)
+    if not report.proofs:
+        h.append("<p>No gated table: nothing to compare.</p>")
+    return "\n".join([*h, "</body></html>"]) + "\n"
+
+
+def _utility(proof: Proof) -> list[str]:
+    """Each column's section: the plot and the table of its numbers."""
+    h = []
+    plots = _distribution_plots(proof.utility)
+    for d in proof.utility:
+        rows = [[escape(_label(v)), f"{b:,}", f"{a:,}"] for v, b, a in d.values]
+        if d.other_before or d.other_after:
+            rows.append(["<i>other</i>", f"{d.other_before:,}", f"{d.other_after:,}"])
+        share = d.nulls_added / max(1, proof.after.rows)
+        h.append(f'<section class="utility"><h3><code>{escape(d.column)}</code></h3>'
+                 f"<p>Suppressed: {d.nulls_added:,} cells ({share:.2%} of the rows).</p>")
+        if d.column in plots:
+            h.append(f'<figure><img alt="{escape(d.column)} before and after" '
+                     f'src="data:image/png;base64,{plots[d.column]}"></figure>')
+        h.append(_table(["value", "rows before", "rows after"], rows, "distribution") + "</section>")
+    return h
+
+def _label(value: str | None) -> str:
+    return "⊥ (NULL)" if value is None else value
+
+
+def _distribution_plots(distributions: Sequence[Distribution]) -> dict[str, str]:
+    """column -> base64 PNG of its values' rows before and after, side by side; {} without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return {}
+    out = {}
+    for d in distributions:
+        labels = [_label(v) for v, _, _ in d.values] + ["other"]
+        before = [b for _, b, _ in d.values] + [d.other_before]
+        after = [a for _, _, a in d.values] + [d.other_after]
+        fig, ax = plt.subplots(figsize=(7, 0.8 + 0.28 * len(labels)))
+        ys = range(len(labels))
+        ax.barh([y - 0.2 for y in ys], before, 0.4, label="before")
+        ax.barh([y + 0.2 for y in ys], after, 0.4, label="after")
+        ax.set_yticks(list(ys), labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("rows")
+        ax.legend()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=80, bbox_inches="tight", metadata={"Software": None})
+        plt.close(fig)
+        out[d.column] = base64.b64encode(buf.getvalue()).decode("ascii")
+    return out

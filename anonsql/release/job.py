@@ -110,7 +110,8 @@ def _stage(report: ReleaseReport, spec: Spec) -> None:
     report.artefacts = {what: str(spec.artefact(what)) for what in spec.files}
     path = {what: artefact_path(what, name) for what, name in spec.files.items()}
     files = {path["report"]: html.page(report, spec), path["script"]: private.script(report, spec),
-             path["changes"]: json.dumps(private.private_rows(report), indent=2, default=str) + "\n"}
+             path["changes"]: json.dumps(private.private_rows(report), indent=2, default=str) + "\n",
+             path["utility"]: html.utility_page(report)}
 
     def manifest_text(hashes: dict[str, Any]) -> str:
         report.hashes = hashes

@@ -139,7 +139,8 @@ def manifest(report: ReleaseReport) -> dict[str, Any]:
         "private": {"tables": private, "folder": f"{PRIVATE_DIR}/"},
         "outputs": report.outputs,
         "artefacts": report.hashes,
-        "figures": _plain(dataclasses.asdict(proof)) if proof else {},
+        "figures": _plain({k: v for k, v in dataclasses.asdict(proof).items() if k not in proof.PRIVATE})
+        if proof else {},
         "ok": report.ok,
         "seconds": report.seconds,
     }

@@ -107,7 +107,7 @@ def names(value: Any) -> list[str]:
 
 #: The one subfolder of a release's folder that is not public, and the artefacts that go there.
 PRIVATE_DIR = "private"
-PRIVATE_FILES = ("script", "changes")
+PRIVATE_FILES = ("script", "changes", "utility")
 
 
 def artefact_path(what: str, name: str) -> str:
@@ -236,7 +236,7 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
               gates.get("population_weights"))
     out_dir = path.parent / outputs.get("dir", f"{path.stem}.release")
     files = {"manifest": outputs.get("manifest", "manifest.json"), "script": outputs.get("script", "release.sql"),
-             "report": outputs.get("report", "report.html"), "changes": "changes.json"}
+             "report": outputs.get("report", "report.html"), "changes": "changes.json", "utility": "utility.html"}
     paths = [artefact_path(what, name) for what, name in files.items()]
     for what, name in files.items():
         if what in outputs and (Path(name).name != name or name in ("", ".", "..", PRIVATE_DIR)

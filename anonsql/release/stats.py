@@ -1,5 +1,5 @@
-"""The release's own SQL figures: table fingerprints, equivalence-class size histograms and
-NULL cells per column."""
+"""The release's own SQL figures: table fingerprints, equivalence-class size histograms, NULL
+cells per column and the per-attribute value distributions before and after (utility)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,34 @@ def null_cells(engine: Engine, table: Table, columns: Sequence[str]) -> dict[str
     """NULL (⊥) cells per column, one scan (sql/release/null_cells.sql)."""
     text, params = sql.render("release/null_cells", engine.dialect, tbl=table.expr, col=sql.columns(columns))
     return dict(zip(columns, (int(v) for v in engine.fetch_all(text, params)[0])))
+
+
+#: Values drawn per column on the utility page; the others are summed as "other".
+TOP_VALUES = 20
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Rows per value of one column, before (the baseline) and after (the published table): the
+    TOP_VALUES values with the most rows on either side, as text (None: ⊥, NULL), the rest summed
+    as "other" (sql/release/value_distribution.sql). The baseline's counts, set against the
+    published ones, tell the values of the changed cells (one suppressed age, 20s before 16 and
+    after 15): a Distribution is private (Proof.PRIVATE), drawn on private/utility.html only."""
+
+    column: str
+    values: list[tuple[str | None, int, int]]  # (value, rows before, rows after)
+    other_before: int
+    other_after: int
+    nulls_added: int  # NULL cells of this column the release added (after minus before, at least 0)
+
+
+def distribution(engine: Engine, before: Table, after: Table, column: str, *, rows: tuple[int, int],
+                 nulls_added: int) -> Distribution:
+    """The Distribution of `column` (a name of `after`, resolved in `before` too), one query;
+    `rows`: the row counts of `before` and `after` (the "other" rows are the rest)."""
+    text, params = sql.render("release/value_distribution", engine.dialect, before=before.expr, after=after.expr,
+                              bcol=sql.column(before.column(column).name), acol=sql.column(after.column(column).name),
+                              top=TOP_VALUES)
+    values = [(v, int(b), int(a)) for v, b, a in engine.fetch_all(text, params)]
+    return Distribution(column, values, rows[0] - sum(b for _, b, _ in values),
+                        rows[1] - sum(a for _, _, a in values), nulls_added)

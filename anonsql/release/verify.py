@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .. import sql
 from ..attack import entry as attack
@@ -27,7 +27,7 @@ from ..verify import k_anonymity
 from .guarantees import reprove_published
 from .plan import PlanReport
 from .spec import ROW_KINDS, Spec, names
-from .stats import class_sizes, fingerprint, null_cells
+from .stats import Distribution, class_sizes, distribution, fingerprint, null_cells
 
 
 @dataclass
@@ -44,7 +44,10 @@ class Side:
 
 @dataclass
 class Proof:
-    """What the gates measured: both sides, the suppressed cells, the classifiers' errors."""
+    """What the gates measured: both sides, the suppressed cells, the classifiers' errors; the
+    value distributions before and after, which are private (PRIVATE: never in the manifest)."""
+
+    PRIVATE: ClassVar[tuple[str, ...]] = ("utility",)
 
     before: Side
     after: Side
@@ -53,6 +56,7 @@ class Proof:
     errors: dict[str, dict[str, float]] = field(default_factory=dict)  # classifier -> before / after
     attacks: list[str] = field(default_factory=list)  # each attack gate's result in plain words (no row facts)
     sql: dict[str, str] = field(default_factory=dict)  # check name -> the query that proved it, as run
+    utility: list[Distribution] = field(default_factory=list)  # per QI and sensitive column, before / after
 
 
 def _side(engine: Engine, table: Table, qi: Sequence[str], sensitive: dict[str, tuple[int | None, float | None]],
@@ -144,9 +148,23 @@ def _prove_table(engine: Engine, report: Report, spec: Spec, plan: PlanReport, b
               share <= g.max_suppressed, "release/null_cells",
               f"{sum(added.values()):,} cells, {share:.2%} (before: {before.table})",
               sql.readable("release/null_cells", engine.dialect, tbl=tbl, col=cols))
+    proof.utility = _utility(engine, spec, plan, proof, after_tab)
     attack_gates(engine, report, spec, plan, proof, after_tab)
     _errors(engine, report, spec, plan, proof, str(after_tab), progress)
     return proof
+
+
+def _utility(engine: Engine, spec: Spec, plan: PlanReport, proof: Proof, after_tab: Table) -> list[Distribution]:
+    """Each QI's and sensitive column's value distribution before and after (private/utility.html)."""
+    base_tab = get_table(engine, plan.baseline)
+    sensitive = [after_tab.column(c).name for c in _sensitive(spec)]
+    added = dict(proof.suppressed_cells)
+    if sensitive:
+        after_nulls, before_nulls = (null_cells(engine, t, [t.column(c).name for c in sensitive])
+                                     for t in (after_tab, base_tab))
+        added |= {c: max(0, after_nulls[c] - before_nulls[base_tab.column(c).name]) for c in sensitive}
+    return [distribution(engine, base_tab, after_tab, c, rows=(proof.before.rows, proof.after.rows),
+                         nulls_added=added[c]) for c in dict.fromkeys([*plan.qi, *sensitive])]
 
 
 def attack_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, after_tab: Table) -> None:
