@@ -18,6 +18,13 @@ RUN = "import sys; from anonsql.cli import main; sys.exit(main(sys.argv[1:]))"
 KANON = ["kanon", "--table", "t", "--qi", "zip,sex", "--class", "cls", "--k", "3", "--in-place"]
 
 
+def _blocked_sessions(holder) -> int:
+    """Sessions of this server queued behind a lock (pg_stat_activity's wait_event_type); the
+    holder's open transaction would otherwise keep reading its first snapshot of the view."""
+    holder.fetch_all("SELECT pg_stat_clear_snapshot()")
+    return int(holder.fetch_all("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")[0][0])
+
+
 @pytest.fixture
 def pg(db, make_table):
     if not db.startswith("postgresql"):
@@ -34,8 +41,13 @@ def test_a_run_waiting_for_a_lock_says_so_and_then_finishes(pg):
             holder.execute('LOCK TABLE "t" IN ROW EXCLUSIVE MODE')  # what an open INSERT holds
             run = subprocess.Popen([sys.executable, "-c", RUN, KANON[0], "--db", pg, *KANON[1:]],
                                    stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-            time.sleep(3)
-            assert run.poll() is None  # still waiting
+            # wait until the run really queues behind the lock: a fixed sleep let a loaded machine start
+            # Python after the holder had let go, and the run then had nothing to wait for
+            deadline = time.monotonic() + 120
+            while not _blocked_sessions(holder) and run.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert run.poll() is None and _blocked_sessions(holder)  # still waiting
+            time.sleep(3)  # past a whole attempt (engine.postgres.LOCK_ATTEMPT, 1 s): the run says it waits
         out, err = run.communicate(timeout=120)
     finally:
         holder.close()
