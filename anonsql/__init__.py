@@ -15,7 +15,8 @@ __all__ = [
     "AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "audit_table", "bin_columns",
     "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "difference_attack",
     "evaluate_classifiers", "k_anonymize", "linkage_attack", "load_csv", "load_dataset", "nbc_breach", "nbc_check",
-    "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "read_query", "reidentification_risk",
+    "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "read_query", "refine_attack",
+    "reidentification_risk",
     "release_plan", "release_run", "release_verify", "safe_table", "select_features", "show_table", "taxonomy_load",
     "taxonomy_show",
 ]

@@ -1,0 +1,383 @@
+"""The refinement attack across the artefacts of one release (pure: arrays in, candidate sets out).
+
+The attacker holds a row-level table R whose suppressed cells are ⊥ and safe count tables of the
+same rows (their original values, with margins; some cells hidden). For each suppressed cell of a
+column some artefact speaks about, the question is which values it can still hold.
+
+The rows of R are grouped g by their published values (⊥ a value of its own), n_g rows each; a
+group with ⊥ in the tables' dimensions T gets one unknown x_{g,z} >= 0 per completion z of its ⊥
+dimensions (z a value of each one's domain: every value published anywhere, as a cell of R or a
+label of a table). The counts the artefacts imply for the same rows are linear equations:
+
+    Σ_z x_{g,z} = n_g                                   (each group's rows)
+    Σ_{(g,z) in cell c} x_{g,z} = v_c − (rows of R shown whole in c)   (each published cell c)
+
+A value a is a candidate of column j in group g when some solution over the whole numbers has
+Σ_{z: z_j = a} x_{g,z} >= 1: an LP maximum below 1 excludes it; an LP optimum that is whole is a
+witness (every unknown >= 1 in it witnesses its own values too, so most targets need no solve);
+a fractional one is settled by the MILP (HiGHS branch and bound).
+
+Algorithm-aware reasoning (`Kanon`): anonsql's kanon is Kameya & Hayashi's bottom-up suppression,
+whose unit is a tuple (y, c) of the count table N(y, c): SUPPRESS merges two whole tuples of the
+same class c, so all rows of one original (y, c) end in the same published tuple. Hence a tuple
+(y', c) shown whole in R (no ⊥ in the quasi-identifiers) was never merged, and no suppressed row of
+class c had the values y': a completion that would make a suppressed row equal to a visible tuple
+of its class is excluded (for every completion of its other ⊥ cells, counted: a value is excluded
+when every completion is visible). Not modelled: which tuple the greedy cost Γ would have picked
+(the random pick and the cost's ties), the k bound on a merged class's parts (a counterpart needs
+no violation), hidden table cells' protection floors, and the absence of zero cells from a table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import AnonsqlError
+from ..solver import load_highs, new_model, whole_numbers
+
+#: A value of a cell: its text (values are compared as the engine's text of them), or None.
+Value = str | None
+
+#: The most unknowns x_{g,z} the attacker's program is built with.
+MAX_UNKNOWNS = 500_000
+
+_TOL = 1e-6
+
+_CONTRADICTION = ("the published artefacts contradict each other: no values of the suppressed cells give every "
+                  "published count (they do not count the same rows, or the table is not the method's output)")
+
+
+@dataclass(frozen=True)
+class CountTable:
+    """A published safe count table over `dims` (positions in the microdata's columns): each
+    published cell's labels, which of its dimensions are margins (Total), and its count."""
+
+    name: str
+    dims: tuple[int, ...]
+    cells: list[tuple[tuple[Value, ...], tuple[bool, ...], int]]
+
+    def labels(self, d: int) -> set[Value]:
+        """The finest labels of dimension position `d` (of self.dims) in use."""
+        return {labels[d] for labels, margin, _ in self.cells if not margin[d]}
+
+
+@dataclass(frozen=True)
+class Kanon:
+    """What the attacker knows of the method: kanon's output over `qi` with class column `cls`
+    (positions in the microdata's columns)."""
+
+    qi: tuple[int, ...]
+    cls: int
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The suppressed cells of column `column` in one group of `rows` rows, and their candidates."""
+
+    group: tuple[Value, ...]
+    column: int
+    rows: int
+    candidates: tuple[Value, ...]
+
+
+@dataclass
+class Refinement:
+    """Every suppressed cell the attack reasoned about (by group and column), with its solver work."""
+
+    cells: list[Cell] = field(default_factory=list)
+    unknowns: int = 0
+    solves: int = 0
+    integer_solves: int = 0
+    kanon_excluded: int = 0  # (group, column, value) triples excluded by the method's behaviour
+
+
+def domains(groups: Sequence[tuple[tuple[Value, ...], int]], tables: Sequence[CountTable],
+            columns: int) -> list[list[Value]]:
+    """Each column's values known to the attacker: shown in a cell of R or a table's label (None, a
+    label of the tables, stands for a value missing in the source), in a stable order."""
+    found: list[set[Value]] = [set() for _ in range(columns)]
+    for values, _ in groups:
+        for j, v in enumerate(values):
+            if v is not None:
+                found[j].add(v)
+    for t in tables:
+        for d, j in enumerate(t.dims):
+            found[j] |= t.labels(d)
+    return [sorted(s, key=lambda v: (v is None, str(v))) for s in found]
+
+
+def refine(groups: Sequence[tuple[tuple[Value, ...], int]], tables: Sequence[CountTable], attacked: Sequence[int],
+           kanon: Kanon | None = None) -> Refinement:
+    """The candidate values of every suppressed cell of the `attacked` columns (see the module
+    docstring): of the tables' dimensions by the LP/MILP, of the others by the kanon rule alone.
+
+    >>> t = CountTable("t", (0,), [(("a",), (False,), 3), (("b",), (False,), 1), ((None,), (True,), 4)])
+    >>> r = refine([(("a",), 2), ((None,), 1), (("b",), 1)], [t], [0])
+    >>> [(c.rows, c.candidates) for c in r.cells]
+    [(1, ('a',))]
+    """
+    width = len(groups[0][0]) if groups else 0
+    dom = domains(groups, tables, width)
+    in_tables = sorted({j for t in tables for j in t.dims})
+    result = Refinement()
+    rule = _KanonRule(groups, dom, kanon) if kanon is not None else None
+    lp = _Program(groups, tables, dom, in_tables, rule, result) if in_tables else None
+    for g, (values, n) in enumerate(groups):
+        for j in attacked:
+            if values[j] is not None:
+                continue
+            if lp is not None and j in in_tables:
+                cands = lp.candidates(g, j)
+            elif rule is not None and j in rule.qi:
+                cands = [a for a in dom[j] if not rule.excluded(values, {j: a})]
+                result.kanon_excluded += len(dom[j]) - len(cands)
+            else:
+                cands = list(dom[j])
+            result.cells.append(Cell(values, j, n, tuple(cands)))
+    return result
+
+
+class _KanonRule:
+    """Completions a kanon output excludes: those making a suppressed row equal to a visible tuple
+    (no ⊥ in the quasi-identifiers) of its class."""
+
+    def __init__(self, groups: Sequence[tuple[tuple[Value, ...], int]], dom: list[list[Value]], kanon: Kanon):
+        self.qi, self.cls, self.dom = kanon.qi, kanon.cls, dom
+        self.visible = [values for values, _ in groups
+                        if values[self.cls] is not None and all(values[q] is not None for q in self.qi)]
+        self._counts: dict[tuple[int, ...], Counter[tuple[Value, ...]]] = {}
+
+    def excluded(self, values: tuple[Value, ...], fixed: dict[int, Value]) -> bool:
+        """Whether every completion of the ⊥ quasi-identifiers of `values`, with those of `fixed`
+        set, is a visible tuple of the class (then none is the row's original)."""
+        if values[self.cls] is None:
+            return False
+        free = tuple(q for q in self.qi if values[q] is None and q not in fixed)
+        need = math.prod(len(self.dom[q]) for q in free)
+        counts = self._counts.get(free)
+        if counts is None:
+            counts = self._counts[free] = Counter(self._key(v, free) for v in self.visible)
+        filled = tuple(fixed.get(j, v) for j, v in enumerate(values))
+        return counts[self._key(filled, free)] >= need
+
+    def _key(self, values: tuple[Value, ...], free: tuple[int, ...]) -> tuple[Value, ...]:
+        return (values[self.cls], *(values[q] for q in self.qi if q not in free))
+
+
+class _Program:
+    """The attacker's program over the unknowns x_{g,z} (module docstring), one HiGHS model
+    warm-started across targets."""
+
+    def __init__(self, groups: Sequence[tuple[tuple[Value, ...], int]], tables: Sequence[CountTable],
+                 dom: list[list[Value]], in_tables: list[int], rule: _KanonRule | None, result: Refinement):
+        self.result, self.dom, self.in_tables = result, dom, in_tables
+        self.code = code = [{v: i for i, v in enumerate(d)} for d in dom]
+        self.span: dict[int, tuple[int, int]] = {}  # group -> its unknowns [start, end)
+        owner: list[int] = []
+        filled: list[list[int]] = []
+        upper: list[float] = []
+        constant: list[tuple[tuple[Value, ...], int]] = []
+        for g, (values, n) in enumerate(groups):
+            hidden = [j for j in in_tables if values[j] is None]
+            if not hidden:
+                constant.append((values, n))
+                continue
+            size = math.prod(len(dom[j]) for j in hidden)
+            if len(owner) + size > MAX_UNKNOWNS:
+                raise AnonsqlError(f"the refinement attack needs more than {MAX_UNKNOWNS:,} unknowns (rows' "
+                                   "completions over the tables' dimensions): attack fewer tables at once")
+            self.span[g] = (len(owner), len(owner) + size)
+            for z in itertools.product(*(dom[j] for j in hidden)):
+                full = dict(zip(hidden, z))
+                owner.append(g)
+                filled.append([code[j][full.get(j, values[j])] for j in in_tables])
+                excluded = rule is not None and rule.excluded(values, {j: v for j, v in full.items() if j in rule.qi})
+                upper.append(0.0 if excluded else float(n))
+        self.owner = np.asarray(owner, np.int64)
+        self.codes = np.asarray(filled, np.int64).reshape(len(owner), len(in_tables))
+        self.upper = np.asarray(upper)
+        self.groups = groups
+        result.unknowns = len(owner)
+        rows: list[np.ndarray] = []
+        rhs: list[float] = []
+        for g, (start, end) in self.span.items():  # Σ_z x_{g,z} = n_g
+            rows.append(np.arange(start, end))
+            rhs.append(float(groups[g][1]))
+        position = {j: p for p, j in enumerate(in_tables)}
+        for t in tables:
+            for labels, margin, value in t.cells:
+                fixed = [(position[j], code[j][lab]) for j, lab, m in zip(t.dims, labels, margin) if not m]
+                mask = np.ones(len(owner), bool)
+                for p, c in fixed:
+                    mask &= self.codes[:, p] == c
+                shown = sum(n for values, n in constant
+                            if all(code[j][values[j]] == code[j][lab] for j, lab, m in zip(t.dims, labels, margin)
+                                   if not m))
+                members = np.flatnonzero(mask)
+                if not len(members):
+                    if shown != value:
+                        raise AnonsqlError(f"{t.name} does not count the rows of the published table: a cell of "
+                                           f"{value:,} rows holds {shown:,} of them (the refinement attack needs "
+                                           "artefacts of the same rows)")
+                    continue
+                rows.append(members)
+                rhs.append(float(value - shown))
+        self.by_method = self.upper == 0  # excluded by the kanon rule before any count
+        lower, self.upper = propagate(rows, np.asarray(rhs), np.zeros(len(owner)), self.upper)
+        if (lower > self.upper).any():
+            raise AnonsqlError(_CONTRADICTION)
+        self.hs = load_highs()
+        self.h = new_model(self.hs)
+        self._build(rows, np.asarray(rhs))
+        self.witnessed: set[tuple[int, int, Value]] = set()
+        self._harvest(lower)
+        self._objective = np.zeros(0, np.int32)
+        self._solve(np.zeros(0, np.int64), feasibility=True)
+        self._sweep()
+
+    def _sweep(self, rounds: int = 50) -> None:
+        """Witnesses in bulk: maximize the unknowns of every target not yet witnessed at once, while
+        each whole optimum witnesses new ones."""
+        for _ in range(rounds):
+            before = len(self.witnessed)
+            open_ = np.zeros(len(self.owner), bool)
+            for u in np.flatnonzero(self.upper >= 1):
+                g = int(self.owner[u])
+                values = self.groups[g][0]
+                open_[u] = any((g, j, self.dom[j][int(self.codes[u, p])]) not in self.witnessed
+                               for p, j in enumerate(self.in_tables) if values[j] is None)
+            if not open_.any():
+                return
+            self._solve(np.flatnonzero(open_), sweep=True)
+            if len(self.witnessed) == before:
+                return
+
+    def _build(self, rows: list[np.ndarray], rhs: np.ndarray) -> None:
+        hs = self.hs
+        lp = hs.HighsLp()
+        n = len(self.owner)
+        row_index = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+        row_of = np.repeat(np.arange(len(rows)), [len(r) for r in rows]) if rows else np.zeros(0, np.int64)
+        order = np.lexsort((row_of, row_index))
+        cols, index = row_index[order], row_of[order]
+        lp.num_col_, lp.num_row_ = n, len(rows)
+        lp.col_cost_ = np.zeros(n)
+        lp.col_lower_ = np.zeros(n)  # the propagated lower ends only witness: the LP needs no more
+        lp.col_upper_ = self.upper
+        lp.row_lower_ = rhs
+        lp.row_upper_ = rhs
+        lp.a_matrix_.format_ = hs.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = np.searchsorted(cols, np.arange(n + 1)).astype(np.int32)
+        lp.a_matrix_.index_ = index.astype(np.int32)
+        lp.a_matrix_.value_ = np.ones(len(index))
+        self.h.passModel(lp)
+
+    def candidates(self, g: int, j: int) -> list[Value]:
+        """The values of column j the whole-number solutions allow in group g's ⊥ cells."""
+        p = self.in_tables.index(j)
+        mine = np.arange(*self.span[g])
+        found = []
+        for a in self.dom[j]:
+            which = mine[self.codes[mine, p] == self.code[j][a]]
+            if not len(which) or not (self.upper[which] >= 1).any():
+                self.result.kanon_excluded += bool(len(which)) and bool(self.by_method[which].all())
+                continue
+            if (g, j, a) in self.witnessed or self._solve(which):
+                found.append(a)
+        return found
+
+    def _solve(self, which: np.ndarray, feasibility: bool = False, sweep: bool = False) -> bool:
+        """max Σ x over `which` >= 1 over the whole numbers (the LP first); harvests witnesses."""
+        hs, h = self.hs, self.h
+        h.changeColsCost(len(self._objective), self._objective, np.zeros(len(self._objective)))
+        self._objective = which.astype(np.int32)
+        h.changeColsCost(len(which), self._objective, np.ones(len(which)))
+        h.changeObjectiveSense(hs.ObjSense.kMaximize)
+        h.run()
+        self.result.solves += 1
+        status = h.getModelStatus()
+        if status == hs.HighsModelStatus.kInfeasible:
+            raise AnonsqlError(_CONTRADICTION)
+        if status != hs.HighsModelStatus.kOptimal:
+            raise AnonsqlError(f"the attacker's LP failed: {h.modelStatusToString(status)}")
+        x = np.asarray(h.getSolution().col_value)
+        whole = bool((np.abs(x - np.round(x)) <= _TOL).all())
+        if whole:
+            self._harvest(x)
+        if feasibility or sweep:
+            return True
+        best = h.getInfo().objective_function_value
+        if best < 1 - _TOL:
+            return False
+        if whole:
+            return True
+        whole_numbers(h, hs, True)
+        try:
+            h.run()
+            self.result.integer_solves += 1
+            if h.getModelStatus() != hs.HighsModelStatus.kOptimal:
+                raise AnonsqlError(f"the attacker's integer program failed: "
+                                   f"{h.modelStatusToString(h.getModelStatus())}")
+            self._harvest(np.asarray(h.getSolution().col_value))
+            return bool(h.getInfo().objective_function_value >= 1 - _TOL)
+        finally:
+            whole_numbers(h, hs, False)
+
+    def _harvest(self, x: Any) -> None:
+        """Every unknown >= 1 of a whole solution witnesses its completion's values in its group."""
+        for u in np.flatnonzero(x >= 1 - _TOL):
+            g = int(self.owner[u])
+            values = self.groups[g][0]
+            for p, j in enumerate(self.in_tables):
+                if values[j] is None:
+                    self.witnessed.add((g, j, self.dom[j][int(self.codes[u, p])]))
+
+
+def foreign_values(groups: Sequence[tuple[tuple[Value, ...], int]], table: CountTable) -> list[tuple[int, Value]]:
+    """(column, value) shown in the microdata but no finest label of `table`: the two do not count
+    the same values (one binned or generalized), so the table says nothing of these cells.
+
+    >>> t = CountTable("t", (0,), [(("a",), (False,), 1)])
+    >>> foreign_values([(("a",), 1), (("b",), 2), ((None,), 1)], t)
+    [(0, 'b')]
+    """
+    labels = {j: table.labels(d) for d, j in enumerate(table.dims)}
+    found = {(j, values[j]) for values, _ in groups for j in table.dims
+             if values[j] is not None and labels[j] and values[j] not in labels[j]}
+    return sorted(found, key=lambda p: (p[0], str(p[1])))
+
+
+def propagate(rows: Sequence[np.ndarray], rhs: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+              rounds: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of whole-number unknowns x >= 0 under equations Σ_{i in row} x_i = rhs, tightened
+    until they hold still: each unknown is at most its row's rhs less the others' lower ends, and
+    at least the rhs less the others' upper ends (a lower end above an upper one: no solution).
+
+    >>> lo, hi = propagate([np.array([0, 1]), np.array([1, 2])], np.array([3.0, 0.0]), np.zeros(3), np.full(3, 9.0))
+    >>> lo.tolist(), hi.tolist()
+    ([3.0, 0.0, 0.0], [3.0, 0.0, 0.0])
+    """
+    lo, hi = lower.astype(float).copy(), upper.astype(float).copy()
+    if not len(rows):
+        return lo, hi
+    index = np.concatenate(rows)
+    row = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    for _ in range(rounds):
+        sum_lo = np.bincount(row, lo[index], len(rows))
+        sum_hi = np.bincount(row, hi[index], len(rows))
+        new_hi, new_lo = hi.copy(), lo.copy()
+        np.minimum.at(new_hi, index, np.floor(rhs[row] - (sum_lo[row] - lo[index]) + _TOL))
+        np.maximum.at(new_lo, index, np.ceil(rhs[row] - (sum_hi[row] - hi[index]) - _TOL))
+        if (new_hi == hi).all() and (new_lo == lo).all():
+            break
+        lo, hi = new_lo, new_hi
+        if (lo > hi).any():
+            break
+    return lo + 0.0, hi + 0.0  # no -0.0
