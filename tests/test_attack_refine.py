@@ -213,7 +213,16 @@ def test_release_refuses_a_table_that_reveals_protected_cells_and_ships_the_fixe
     assert any(a.startswith("Refinement attack: reading people_pub together with people_counts") for a in
                report.proofs["people_pub"].attacks)
     page = (tmp_path / "out" / "report.html").read_text()
-    assert "Refinement attack:" in page
+    attacks = page[page.index("<h2>Attacks on what is published</h2>"):]
+    assert "Refinement attack: reading people_pub together with people_counts, an attacker narrows 0 of 2" in attacks
+    sizes = report.proofs["people_pub"].after.class_sizes  # over sex, age: the classes' rows by size and risk
+    risk = attacks[attacks.index("<h3>Risk by class size</h3>"):]
+    from anonsql.release.html import BUCKETS
+
+    for label, lo, hi in BUCKETS:  # each range's highest risk 1/|E| and its rows
+        rows = sum(s * c for s, c in sizes if lo <= s <= hi)
+        assert (f"<tr><td>{label}</td><td>{1 / lo:.4g}</td><td>{rows:,}</td></tr>" in risk) == (rows > 0)
+    assert sum(s * c for s, c in sizes) == 40
     assert anonsql.release_verify(spec, db)
 
 
