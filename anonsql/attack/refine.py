@@ -236,27 +236,30 @@ class _Program:
         self.hs = load_highs()
         self.h = new_model(self.hs)
         self._build(rows, np.asarray(rhs))
-        self.witnessed: set[tuple[int, int, Value]] = set()
+        # target (g, p, value code) -> one id; each unknown names the targets it serves (-1: a shown value)
+        self.width = max(1, *(len(dom[j]) for j in in_tables))
+        hidden_at = np.asarray([[values[j] is None for j in in_tables] for values, _ in groups], bool).reshape(
+            len(groups), len(in_tables))[self.owner]
+        ids = (self.owner[:, None] * len(in_tables) + np.arange(len(in_tables))[None, :]) * self.width + self.codes
+        self.serves = np.where(hidden_at, ids, -1)
+        self.witnessed = np.zeros(len(groups) * len(in_tables) * self.width, bool)
         self._harvest(lower)
         self._objective = np.zeros(0, np.int32)
         self._solve(np.zeros(0, np.int64), feasibility=True)
         self._sweep()
 
     def _sweep(self, rounds: int = 50) -> None:
-        """Witnesses in bulk: maximize the unknowns of every target not yet witnessed at once, while
-        each whole optimum witnesses new ones."""
+        """Witnesses in bulk: maximize the unknowns of every target not yet witnessed at once (each
+        weighted 1/n_g, so that small groups count as much as large ones), while each optimum over
+        the whole numbers witnesses new ones."""
+        weight = 1.0 / np.asarray([self.groups[g][1] for g in self.owner], float)
         for _ in range(rounds):
-            before = len(self.witnessed)
-            open_ = np.zeros(len(self.owner), bool)
-            for u in np.flatnonzero(self.upper >= 1):
-                g = int(self.owner[u])
-                values = self.groups[g][0]
-                open_[u] = any((g, j, self.dom[j][int(self.codes[u, p])]) not in self.witnessed
-                               for p, j in enumerate(self.in_tables) if values[j] is None)
+            before = int(self.witnessed.sum())
+            open_ = ((self.serves >= 0) & ~self.witnessed[np.maximum(self.serves, 0)]).any(axis=1) & (self.upper >= 1)
             if not open_.any():
                 return
-            self._solve(np.flatnonzero(open_), sweep=True)
-            if len(self.witnessed) == before:
+            self._solve(np.flatnonzero(open_), weight, sweep=True)
+            if int(self.witnessed.sum()) == before:
                 return
 
     def _build(self, rows: list[np.ndarray], rhs: np.ndarray) -> None:
@@ -289,16 +292,17 @@ class _Program:
             if not len(which) or not (self.upper[which] >= 1).any():
                 self.result.kanon_excluded += bool(len(which)) and bool(self.by_method[which].all())
                 continue
-            if (g, j, a) in self.witnessed or self._solve(which):
+            if self.witnessed[(g * len(self.in_tables) + p) * self.width + self.code[j][a]] or self._solve(which):
                 found.append(a)
         return found
 
-    def _solve(self, which: np.ndarray, feasibility: bool = False, sweep: bool = False) -> bool:
+    def _solve(self, which: np.ndarray, weight: np.ndarray | None = None, feasibility: bool = False,
+               sweep: bool = False) -> bool:
         """max Σ x over `which` >= 1 over the whole numbers (the LP first); harvests witnesses."""
         hs, h = self.hs, self.h
         h.changeColsCost(len(self._objective), self._objective, np.zeros(len(self._objective)))
         self._objective = which.astype(np.int32)
-        h.changeColsCost(len(which), self._objective, np.ones(len(which)))
+        h.changeColsCost(len(which), self._objective, np.ones(len(which)) if weight is None else weight[which])
         h.changeObjectiveSense(hs.ObjSense.kMaximize)
         h.run()
         self.result.solves += 1
@@ -312,12 +316,16 @@ class _Program:
         if whole:
             self._harvest(x)
         if feasibility or sweep:
+            if sweep and not whole:  # the sweep's witnesses over the whole numbers
+                self._integer()
             return True
-        best = h.getInfo().objective_function_value
-        if best < 1 - _TOL:
+        if h.getInfo().objective_function_value < 1 - _TOL:
             return False
-        if whole:
-            return True
+        return whole or self._integer() >= 1 - _TOL
+
+    def _integer(self) -> float:
+        """The current objective's maximum over the whole numbers (HiGHS branch and bound); harvests."""
+        hs, h = self.hs, self.h
         whole_numbers(h, hs, True)
         try:
             h.run()
@@ -326,18 +334,14 @@ class _Program:
                 raise AnonsqlError(f"the attacker's integer program failed: "
                                    f"{h.modelStatusToString(h.getModelStatus())}")
             self._harvest(np.asarray(h.getSolution().col_value))
-            return bool(h.getInfo().objective_function_value >= 1 - _TOL)
+            return float(h.getInfo().objective_function_value)
         finally:
             whole_numbers(h, hs, False)
 
     def _harvest(self, x: Any) -> None:
         """Every unknown >= 1 of a whole solution witnesses its completion's values in its group."""
-        for u in np.flatnonzero(x >= 1 - _TOL):
-            g = int(self.owner[u])
-            values = self.groups[g][0]
-            for p, j in enumerate(self.in_tables):
-                if values[j] is None:
-                    self.witnessed.add((g, j, self.dom[j][int(self.codes[u, p])]))
+        served = self.serves[np.asarray(x) >= 1 - _TOL].ravel()
+        self.witnessed[served[served >= 0]] = True
 
 
 def foreign_values(groups: Sequence[tuple[tuple[Value, ...], int]], table: CountTable) -> list[tuple[int, Value]]:
