@@ -95,7 +95,7 @@ class Refinement:
     unknowns: int = 0
     solves: int = 0
     integer_solves: int = 0
-    kanon_excluded: int = 0  # (group, column, value) triples excluded by the method's behaviour
+    kanon_excluded: int = 0  # (group, column, value) excluded by the method's behaviour (groups alike: once)
 
 
 def domains(groups: Sequence[tuple[tuple[Value, ...], int]], tables: Sequence[CountTable],
@@ -179,37 +179,52 @@ class _Program:
                  dom: list[list[Value]], in_tables: list[int], rule: _KanonRule | None, result: Refinement):
         self.result, self.dom, self.in_tables = result, dom, in_tables
         self.code = code = [{v: i for i, v in enumerate(d)} for d in dom]
-        self.span: dict[int, tuple[int, int]] = {}  # group -> its unknowns [start, end)
+        # groups alike to the attacker (the same values in the tables' dimensions and the same completions
+        # allowed) are one kind: any whole solution of the kind's rows splits among its groups at will
+        self.span: dict[int, tuple[int, int]] = {}  # kind -> its unknowns [start, end)
+        self.kind_of: dict[int, int] = {}  # group -> its kind
+        kinds: dict[tuple[Any, ...], int] = {}
+        self.rows_of: list[int] = []  # kind -> its rows, Σ n_g
         owner: list[int] = []
         filled: list[list[int]] = []
-        upper: list[float] = []
+        allowed: list[bool] = []
         constant: list[tuple[tuple[Value, ...], int]] = []
+        hidden_of: list[list[bool]] = []
         for g, (values, n) in enumerate(groups):
             hidden = [j for j in in_tables if values[j] is None]
             if not hidden:
                 constant.append((values, n))
                 continue
-            size = math.prod(len(dom[j]) for j in hidden)
-            if len(owner) + size > MAX_UNKNOWNS:
-                raise AnonsqlError(f"the refinement attack needs more than {MAX_UNKNOWNS:,} unknowns (rows' "
-                                   "completions over the tables' dimensions): attack fewer tables at once")
-            self.span[g] = (len(owner), len(owner) + size)
-            for z in itertools.product(*(dom[j] for j in hidden)):
-                full = dict(zip(hidden, z))
-                owner.append(g)
-                filled.append([code[j][full.get(j, values[j])] for j in in_tables])
-                excluded = rule is not None and rule.excluded(values, {j: v for j, v in full.items() if j in rule.qi})
-                upper.append(0.0 if excluded else float(n))
+            completions = list(itertools.product(*(dom[j] for j in hidden)))
+            ok = tuple(rule is None or not rule.excluded(values, {j: v for j, v in zip(hidden, z) if j in rule.qi})
+                       for z in completions)
+            key = (tuple(values[j] for j in in_tables), ok)
+            kind = kinds.get(key)
+            if kind is None:
+                if len(owner) + len(completions) > MAX_UNKNOWNS:
+                    raise AnonsqlError(f"the refinement attack needs more than {MAX_UNKNOWNS:,} unknowns (rows' "
+                                       "completions over the tables' dimensions): attack fewer tables at once")
+                kind = kinds[key] = len(self.rows_of)
+                self.rows_of.append(0)
+                hidden_of.append([values[j] is None for j in in_tables])
+                self.span[kind] = (len(owner), len(owner) + len(completions))
+                for z, fine in zip(completions, ok):
+                    full = dict(zip(hidden, z))
+                    owner.append(kind)
+                    filled.append([code[j][full.get(j, values[j])] for j in in_tables])
+                    allowed.append(fine)
+            self.kind_of[g] = kind
+            self.rows_of[kind] += n
         self.owner = np.asarray(owner, np.int64)
         self.codes = np.asarray(filled, np.int64).reshape(len(owner), len(in_tables))
-        self.upper = np.asarray(upper)
-        self.groups = groups
+        self.upper = np.where(allowed, np.asarray(self.rows_of, float)[self.owner], 0.0) if owner else np.zeros(0)
+        self._found: dict[tuple[int, int], list[Value]] = {}
         result.unknowns = len(owner)
         rows: list[np.ndarray] = []
         rhs: list[float] = []
-        for g, (start, end) in self.span.items():  # Σ_z x_{g,z} = n_g
+        for kind, (start, end) in self.span.items():  # Σ_z x_{g,z} = n_g, summed over a kind's groups
             rows.append(np.arange(start, end))
-            rhs.append(float(groups[g][1]))
+            rhs.append(float(self.rows_of[kind]))
         position = {j: p for p, j in enumerate(in_tables)}
         for t in tables:
             for labels, margin, value in t.cells:
@@ -229,20 +244,19 @@ class _Program:
                     continue
                 rows.append(members)
                 rhs.append(float(value - shown))
-        self.by_method = self.upper == 0  # excluded by the kanon rule before any count
+        self.by_method = ~np.asarray(allowed, bool)  # excluded by the kanon rule before any count
         lower, self.upper = propagate(rows, np.asarray(rhs), np.zeros(len(owner)), self.upper)
         if (lower > self.upper).any():
             raise AnonsqlError(_CONTRADICTION)
         self.hs = load_highs()
         self.h = new_model(self.hs)
         self._build(rows, np.asarray(rhs))
-        # target (g, p, value code) -> one id; each unknown names the targets it serves (-1: a shown value)
+        # target (kind, p, value code) -> one id; each unknown names the targets it serves (-1: a shown value)
         self.width = max(1, *(len(dom[j]) for j in in_tables))
-        hidden_at = np.asarray([[values[j] is None for j in in_tables] for values, _ in groups], bool).reshape(
-            len(groups), len(in_tables))[self.owner]
+        hidden_at = np.asarray(hidden_of, bool).reshape(len(hidden_of), len(in_tables))[self.owner]
         ids = (self.owner[:, None] * len(in_tables) + np.arange(len(in_tables))[None, :]) * self.width + self.codes
         self.serves = np.where(hidden_at, ids, -1)
-        self.witnessed = np.zeros(len(groups) * len(in_tables) * self.width, bool)
+        self.witnessed = np.zeros(len(self.rows_of) * len(in_tables) * self.width, bool)
         self._harvest(lower)
         self._objective = np.zeros(0, np.int32)
         self._solve(np.zeros(0, np.int64), feasibility=True)
@@ -252,7 +266,7 @@ class _Program:
         """Witnesses in bulk: maximize the unknowns of every target not yet witnessed at once (each
         weighted 1/n_g, so that small groups count as much as large ones), while each optimum over
         the whole numbers witnesses new ones."""
-        weight = 1.0 / np.asarray([self.groups[g][1] for g in self.owner], float)
+        weight = 1.0 / np.asarray(self.rows_of, float)[self.owner]
         for _ in range(rounds):
             before = int(self.witnessed.sum())
             open_ = ((self.serves >= 0) & ~self.witnessed[np.maximum(self.serves, 0)]).any(axis=1) & (self.upper >= 1)
@@ -283,7 +297,13 @@ class _Program:
         self.h.passModel(lp)
 
     def candidates(self, g: int, j: int) -> list[Value]:
-        """The values of column j the whole-number solutions allow in group g's ⊥ cells."""
+        """The values of column j the whole-number solutions allow in group g's ⊥ cells (its kind's)."""
+        kind = self.kind_of[g]
+        if (kind, j) not in self._found:
+            self._found[kind, j] = self._candidates(kind, j)
+        return self._found[kind, j]
+
+    def _candidates(self, g: int, j: int) -> list[Value]:
         p = self.in_tables.index(j)
         mine = np.arange(*self.span[g])
         found = []
