@@ -110,7 +110,8 @@ def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool,
 
 @attack.command(epilog="example: adult_k10 (kanon's) with the counts of education by race of the same rows "
                 "(edu_race_kh, from 'attack difference'):\n\n\b\n"
-                "  anonsql attack refine --db demo.duckdb --published adult_k10 --tables edu_race_kh")
+                "  anonsql attack refine --db demo.duckdb --published adult_k10 --tables edu_race_kh --method kanon "
+                "--qi age,workclass,education,marital_status,occupation,race,sex,native_country --class income")
 @options.db
 @click.option("--published", required=True, metavar="TABLE", help="the published row-level table (suppressed cells "
               "NULL)")
