@@ -135,7 +135,7 @@ def refine(groups: Sequence[tuple[tuple[Value, ...], int]], tables: Sequence[Cou
                 continue
             if lp is not None and j in in_tables:
                 cands = lp.candidates(g, j)
-            elif rule is not None and j in rule.qi:
+            elif rule is not None and j in rule.qi and rule.may_exclude(values, (j,)):
                 cands = [a for a in dom[j] if not rule.excluded(values, {j: a})]
                 result.kanon_excluded += len(dom[j]) - len(cands)
             else:
@@ -167,6 +167,19 @@ class _KanonRule:
         filled = tuple(fixed.get(j, v) for j, v in enumerate(values))
         return counts[self._key(filled, free)] >= need
 
+    def may_exclude(self, values: tuple[Value, ...], fixing: Sequence[int]) -> bool:
+        """Whether fixing the ⊥ cells `fixing` of `values` could exclude anything: the visible tuples
+        of the class that share the row's shown values must number at least the completions left
+        (a bound that skips most rows)."""
+        hidden = tuple(q for q in self.qi if values[q] is None)
+        if values[self.cls] is None or not hidden:
+            return False
+        counts = self._counts.get(hidden)
+        if counts is None:
+            counts = self._counts[hidden] = Counter(self._key(v, hidden) for v in self.visible)
+        need = math.prod(len(self.dom[q]) for q in hidden if q not in fixing)
+        return counts[self._key(values, hidden)] >= need
+
     def _key(self, values: tuple[Value, ...], free: tuple[int, ...]) -> tuple[Value, ...]:
         return (values[self.cls], *(values[q] for q in self.qi if q not in free))
 
@@ -196,7 +209,9 @@ class _Program:
                 constant.append((values, n))
                 continue
             completions = list(itertools.product(*(dom[j] for j in hidden)))
-            ok = tuple(rule is None or not rule.excluded(values, {j: v for j, v in zip(hidden, z) if j in rule.qi})
+            fixing = [j for j in hidden if rule is not None and j in rule.qi]
+            ok = tuple(rule is None or not fixing or not rule.may_exclude(values, fixing)
+                       or not rule.excluded(values, {j: v for j, v in zip(hidden, z) if j in rule.qi})
                        for z in completions)
             key = (tuple(values[j] for j in in_tables), ok)
             kind = kinds.get(key)
