@@ -54,7 +54,23 @@ def test_propagation_bounds_and_contradiction():
         refine([((None,), 2)], [_table((0,), {("a",): 1, ("b",): 0})], [0])
 
 
-def test_the_kanon_rule_excludes_a_visible_tuple_of_the_class():
+@pytest.fixture(params=["packed", "tuples"])
+def counting(request, monkeypatch):
+    """The kanon rule counts visible tuples by packed integer codes, or by tuples of codes when the
+    codes would not fit in one integer: both ways."""
+    from anonsql.attack import refine as module
+
+    if request.param == "tuples":
+        init = module._KanonRule.__init__
+
+        def wide(self, *args):
+            init(self, *args)
+            self.radix = [1 << 40] * len(self.radix)
+        monkeypatch.setattr(module._KanonRule, "__init__", wide)
+    return request.param
+
+
+def test_the_kanon_rule_excludes_a_visible_tuple_of_the_class(counting):
     """kanon merges whole tuples (y, c): a row (⊥, 30, lo) is not (M, 30, lo) when that tuple is
     shown whole; of class hi it may be, since (M, 30, hi) is nowhere."""
     cols = ("sex", "age", "income")

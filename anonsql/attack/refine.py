@@ -150,9 +150,17 @@ class _KanonRule:
 
     def __init__(self, groups: Sequence[tuple[tuple[Value, ...], int]], dom: list[list[Value]], kanon: Kanon):
         self.qi, self.cls, self.dom = kanon.qi, kanon.cls, dom
-        self.visible = [values for values, _ in groups
-                        if values[self.cls] is not None and all(values[q] is not None for q in self.qi)]
-        self._counts: dict[tuple[int, ...], Counter[tuple[Value, ...]]] = {}
+        self.columns = (kanon.cls, *kanon.qi)
+        visible = [values for values, _ in groups
+                   if values[self.cls] is not None and all(values[q] is not None for q in self.qi)]
+        # the visible tuples as codes, one column per (class, qi): a projection's rows are then one
+        # packed integer each, counted by numpy (a value no visible tuple shows has no code)
+        self.code = [{v: i for i, v in enumerate(sorted({t[c] for t in visible}, key=str))} for c in self.columns]
+        self.radix = [max(1, len(c)) for c in self.code]
+        self.codes = np.asarray([[self.code[i][t[c]] for i, c in enumerate(self.columns)] for t in visible],
+                                np.int64).reshape(len(visible), len(self.columns))
+        self._counts: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._wide: dict[tuple[int, ...], Counter[tuple[int, ...]]] = {}
 
     def excluded(self, values: tuple[Value, ...], fixed: dict[int, Value]) -> bool:
         """Whether every completion of the ⊥ quasi-identifiers of `values`, with those of `fixed`
@@ -161,11 +169,7 @@ class _KanonRule:
             return False
         free = tuple(q for q in self.qi if values[q] is None and q not in fixed)
         need = math.prod(len(self.dom[q]) for q in free)
-        counts = self._counts.get(free)
-        if counts is None:
-            counts = self._counts[free] = Counter(self._key(v, free) for v in self.visible)
-        filled = tuple(fixed.get(j, v) for j, v in enumerate(values))
-        return counts[self._key(filled, free)] >= need
+        return self._count(tuple(fixed.get(j, v) for j, v in enumerate(values)), free) >= need
 
     def may_exclude(self, values: tuple[Value, ...], fixing: Sequence[int]) -> bool:
         """Whether fixing the ⊥ cells `fixing` of `values` could exclude anything: the visible tuples
@@ -174,14 +178,32 @@ class _KanonRule:
         hidden = tuple(q for q in self.qi if values[q] is None)
         if values[self.cls] is None or not hidden:
             return False
-        counts = self._counts.get(hidden)
-        if counts is None:
-            counts = self._counts[hidden] = Counter(self._key(v, hidden) for v in self.visible)
         need = math.prod(len(self.dom[q]) for q in hidden if q not in fixing)
-        return counts[self._key(values, hidden)] >= need
+        return self._count(values, hidden) >= need
 
-    def _key(self, values: tuple[Value, ...], free: tuple[int, ...]) -> tuple[Value, ...]:
-        return (values[self.cls], *(values[q] for q in self.qi if q not in free))
+    def _count(self, values: tuple[Value, ...], free: tuple[int, ...]) -> int:
+        """The visible tuples equal to `values` on the class and every quasi-identifier not `free`."""
+        kept = [i for i, c in enumerate(self.columns) if c not in free]
+        if math.prod(self.radix[i] for i in kept) >= 1 << 62:  # too many to pack in one integer: count tuples
+            if free not in self._wide:
+                self._wide[free] = Counter(map(tuple, self.codes[:, kept].tolist()))
+            codes = tuple(self.code[i].get(values[self.columns[i]], -1) for i in kept)
+            return self._wide[free][codes]
+        if free not in self._counts:
+            strides = np.ones(len(kept), np.int64)
+            for n in range(len(kept) - 2, -1, -1):
+                strides[n] = strides[n + 1] * self.radix[kept[n + 1]]
+            keys, counts = np.unique(self.codes[:, kept] @ strides, return_counts=True)
+            self._counts[free] = (strides, keys, counts)
+        strides, keys, counts = self._counts[free]
+        key = 0
+        for n, i in enumerate(kept):
+            code = self.code[i].get(values[self.columns[i]])
+            if code is None:
+                return 0
+            key += code * int(strides[n])
+        at = int(np.searchsorted(keys, key))
+        return int(counts[at]) if at < len(keys) and keys[at] == key else 0
 
 
 class _Program:
