@@ -16,6 +16,7 @@ __all__ = [
     "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "dbt_export", "difference_attack",
     "evaluate_classifiers", "hierarchy_show", "k_anonymize", "linkage_attack", "load_csv", "load_dataset",
     "nbc_breach", "nbc_check", "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "read_query",
+    "refine_attack",
     "reidentification_risk",
     "release_plan", "release_run", "release_verify", "safe_table", "select_features", "show_table", "taxonomy_load",
     "taxonomy_show",

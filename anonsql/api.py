@@ -19,7 +19,7 @@ from .validate import Interval, Names, OutputFile, Parsed, Ratio, StrOptions, la
 from .verify import KAnonymityReport, k_anonymity
 
 if TYPE_CHECKING:
-    from .attack.job import DifferenceReport, LinkageReport, RiskReport
+    from .attack.job import DifferenceReport, LinkageReport, RefineReport, RiskReport
     from .ckm.job import CkmAuditReport, CkmReport, PtableReport
     from .cleanup import CleanupReport
     from .data.binning import BinReport, BinSpec
@@ -608,6 +608,23 @@ def difference_attack(db: str | Engine, earlier: str, later: str, *, min_count: 
 
     with _open(db) as engine:
         return _attack.difference_attack(engine, earlier, later, min_count=min_count)
+
+
+@validate_params({"tables": NAMES, "qi": NAMES, "method": StrOptions(("any", "kanon"), label="method"),
+                  "sensitive": NAMES, "min_candidates": Interval(int, 1, None, label="min candidates")})
+def refine_attack(db: str | Engine, published: str, tables: Sequence[str] | str | None = None, *,
+                  qi: Sequence[str] | str | None = None, class_column: str | None = None, method: str = "any",
+                  sensitive: Sequence[str] | str | None = None, min_candidates: int = 2) -> RefineReport:
+    """The refinement attack on a release's artefacts together: the row-level table `published`
+    (suppressed cells NULL) and the safe count `tables` of the same rows (`safe_table`'s, from the
+    original values); with `method="kanon"` (and its `qi`, `class_column`) also what kanon's
+    bottom-up suppression implies. `ok` says no suppressed cell keeps fewer than `min_candidates`
+    possible values and no `sensitive` cell a single one; the report counts cells, never values."""
+    from .attack import entry as _attack
+
+    with _open(db) as engine:
+        return _attack.refine_attack(engine, published, tables or [], qi=qi, class_column=class_column, method=method,
+                                     sensitive=sensitive, min_candidates=min_candidates)
 
 
 @validate_params({"limit": Interval(int, 0, None, label="limit")})

@@ -19,7 +19,7 @@ READ_ONLY = {("profile",), ("check",), ("ac",), ("evaluate",), ("nbc", "views"),
              ("tables", "audit"), ("tables", "ptable"),
              ("release", "plan"), ("dbt", "export"),
              ("release", "verify"), ("cleanup",), ("show",), ("sql",), ("risk",),
-             ("attack", "linkage"), ("attack", "difference")}
+             ("attack", "linkage"), ("attack", "difference"), ("attack", "refine")}
 #: Commands that bring tables in from outside (a file, a bundled data set, a spec's own script): --replace.
 LOADERS = {("load",), ("dataset",), ("taxonomy", "load"), ("release", "run")}
 #: Commands that rewrite a table into a new one: --emit-sql, --dry-run and --replace too.

@@ -119,7 +119,7 @@ def epilogs() -> dict[str, list[list[str]]]:
 DAY = ["load", "dataset", "profile", "check", "kanon", "evaluate", "show", "sql", "bin", "binarize", "features",
        "ac", "nbc views", "nbc check", "nbc publish", "nbc verify", "nbc breach", "protect", "taxonomy load",
        "taxonomy show", "hierarchy show", "tables", "tables audit", "tables ptable", "risk", "attack linkage",
-       "attack difference",
+       "attack difference", "attack refine",
        "cleanup", "release", "release plan", "release run",
        "release verify", "dbt", "dbt export"]
 

@@ -28,6 +28,7 @@ ALGORITHMS = (
     "anonsql.tables.attack", "anonsql.tables.hypercube", "anonsql.tables.linear", "anonsql.tables.sparse",
     "anonsql.tables.suppress", "anonsql.tables.cells",
     "anonsql.taxonomy.model",
+    "anonsql.solver", "anonsql.attack.refine",
 )
 #: What an algorithm module may not import, directly or through another module.
 SQL_SIDE = ("anonsql.sql", "anonsql.engine", "anonsql.catalog")

@@ -10,7 +10,7 @@ from .. import validate
 from ..catalog import Table, get_table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from .job import DifferenceReport, LinkageReport, RiskReport, difference, linkage, risk
+from .job import DifferenceReport, LinkageReport, RefineReport, RiskReport, difference, linkage, refine, risk
 
 _NUMERIC = ("integer", "float", "decimal")
 
@@ -79,3 +79,48 @@ def difference_attack(engine: Engine, earlier: str, later: str, *, min_count: in
         raise AnonsqlError(f"{tabs[0]} and {tabs[1]} have other dimensions ({', '.join(dims[0])} / "
                            f"{', '.join(dims[1])}): the difference attack needs two tables of the same cells")
     return difference(engine, tabs[0], tabs[1], dims[0], min_count)
+
+
+def refine_attack(engine: Engine, published: str, tables: Sequence[str] | str, *, qi: Sequence[str] | str | None = None,
+                  class_column: str | None = None, method: str = "any", sensitive: Sequence[str] | str | None = None,
+                  min_candidates: int = 2, strict: bool = True) -> RefineReport:
+    """See anonsql.api.refine_attack (`strict` False: a release's own pairing, attack.job.refine)."""
+    pub = get_table(engine, published)
+    names = [t.strip() for t in tables.split(",")] if isinstance(tables, str) else list(tables)
+    counted = [_count_table(engine, pub, get_table(engine, t)) for t in names if t]
+    if method not in ("any", "kanon"):
+        raise AnonsqlError(f"--method must be 'any' or 'kanon', got {method!r}")
+    qi_cols: list[str] = []
+    cls = None
+    if method == "kanon":
+        if not qi or not class_column:
+            raise AnonsqlError("--method kanon needs --qi and --class: the quasi-identifiers and the class column "
+                               "kanon ran with")
+        qi_cols = validate.quasi_identifiers(pub, qi)
+        cls = pub.column(class_column).name
+        if cls in qi_cols:
+            raise AnonsqlError(f"--class column '{cls}' is also a quasi-identifier")
+    elif not counted:
+        raise AnonsqlError("nothing to refine with: give --tables (safe count tables of the same rows) or "
+                           "--method kanon")
+    secret = pub.resolve([s.strip() for s in sensitive.split(",")] if isinstance(sensitive, str)
+                         else list(sensitive or []))
+    validate.rows(engine, pub)  # an empty published table: nothing to attack
+    return refine(engine, pub, counted, qi=qi_cols, class_column=cls, sensitive=secret, min_candidates=min_candidates,
+                  strict=strict)
+
+
+def _count_table(engine: Engine, published: Table, table: Table) -> tuple[Table, list[str]]:
+    """A safe count table of `anonsql tables` (suppression, counts) and its dimensions, named as in `published`."""
+    from ..ckm.job import is_ckm
+    from ..tables.rewrite import PUBLISHED
+
+    missing = [c for c in PUBLISHED if c not in table.column_names]
+    if missing:
+        raise AnonsqlError(f"{table} is not a published table of 'anonsql tables' (no column {', '.join(missing)})")
+    if is_ckm(engine, table):
+        raise AnonsqlError(f"{table} holds noisy counts (the cell key method): they imply no count of the rows")
+    if table.column("value").kind != "integer":
+        raise AnonsqlError(f"{table} publishes sums ({table.column('value').data_type}), not counts: the refinement "
+                           "attack reads count tables")
+    return table, published.resolve([c for c in table.column_names if c not in PUBLISHED])

@@ -16,6 +16,8 @@ from ..errors import AnonsqlError
 from ..report import Report
 from . import stats, uniqueness, verify
 from .linkage import Linkage, summarize
+from .refine import CountTable, Kanon, foreign_values
+from .refine import refine as candidate_sets
 from .stats import PopulationRisk
 from .uniqueness import Uniqueness
 
@@ -179,4 +181,107 @@ def difference(engine: Engine, earlier: Table, later: Table, dims: Sequence[str]
     report.check("the pair exposes no primary cell and no small count of the added rows",
                  not report.exposed and not report.exposed_added, "attack/difference_cells",
                  f"{len(report.exposed)} primaries, {len(report.exposed_added)} added cells recomputable exactly")
+    return report
+
+
+@dataclass(kw_only=True)
+class RefineReport(Report):
+    """The refinement attack on a release's artefacts together: how many values each suppressed cell
+    can still hold (attack/refine.py). Public figures are counts per column; which groups are
+    exposed stays private (their published values point at the rows)."""
+
+    PROVES: ClassVar[bool] = False
+    PRIVATE: ClassVar[tuple[str, ...]] = ("exposed_groups",)
+
+    tables: list[str]
+    method: str  # "any" (counts only) or "kanon" (the method's behaviour too)
+    min_candidates: int
+    sensitive: list[str]
+    cells: int = 0  # suppressed cells attacked (rows x columns)
+    exposed: int = 0  # of them, fewer than min_candidates candidates (or a certain sensitive value)
+    certain: int = 0  # of them, one candidate left
+    by_column: dict[str, dict[str, int]] = field(default_factory=dict)  # column -> cells, exposed, certain
+    candidates: list[tuple[int, int]] = field(default_factory=list)  # (candidates, cells with that many)
+    solver: dict[str, int] = field(default_factory=dict)  # unknowns, solves, integer solves, kanon exclusions
+    exposed_groups: list[dict[str, Any]] = field(default_factory=list)  # private: published values, column, m
+
+    def lines(self) -> list[str]:
+        rule = " and kanon's bottom-up suppression" if self.method == "kanon" else ""
+        lines = [f"refinement attack on {self.table} with {', '.join(self.tables) or 'no table'} (their counts{rule}): "
+                 f"{self.cells:,} suppressed cells attacked",
+                 f"  cells with fewer than {self.min_candidates} candidate values: {self.exposed:,}; one value left: "
+                 f"{self.certain:,}"]
+        lines += [f"    {c}: {f['cells']:,} cells, {f['exposed']:,} exposed, {f['certain']:,} certain"
+                  for c, f in self.by_column.items()]
+        lines.append("  candidates per cell: " + ", ".join(f"{m}: {n:,}" for m, n in self.candidates[:12]))
+        return lines
+
+    def plain(self) -> str:
+        """The result in plain words (a release's page), no row facts."""
+        if not self.cells:
+            return f"Refinement attack: {self.table} has no suppressed cell that the published counts speak about."
+        return (f"Refinement attack: reading {self.table} together with {', '.join(self.tables) or 'its own rows'}, "
+                f"an attacker narrows {self.exposed:,} of {self.cells:,} suppressed cells to fewer than "
+                f"{self.min_candidates} possible values ({self.certain:,} to a single value)"
+                + (", knowing kanon's bottom-up suppression." if self.method == "kanon" else "."))
+
+
+def refine(engine: Engine, published: Table, tables: Sequence[tuple[Table, list[str]]], *, qi: Sequence[str] = (),
+           class_column: str | None = None, sensitive: Sequence[str] = (), min_candidates: int = 2,
+           strict: bool = True) -> RefineReport:
+    """The refinement attack on `published` (row-level) with the safe count `tables` (each with its
+    dimensions, named as in `published`); with `qi` and `class_column` the kanon rule too
+    (validated by attack.entry). A table of other rows or other values is an error, or with
+    `strict` False (a release pairing its own artefacts) a note, and left out."""
+    report = RefineReport(table=str(published), tables=[str(t) for t, _ in tables],
+                          method="kanon" if class_column else "any", min_candidates=min_candidates,
+                          sensitive=list(sensitive))
+    in_tables = list(dict.fromkeys(d for _, dims in tables for d in dims))
+    cols = list(dict.fromkeys([*in_tables, *qi, *([class_column] if class_column else [])]))
+    where = {c: i for i, c in enumerate(cols)}
+    with report.timed("counts"):
+        groups = stats.refine_groups(engine, published, cols)
+        rows = sum(n for _, n in groups)
+        counts, used = [], []
+        for table, dims in tables:
+            cells = stats.count_cells(engine, table, table.resolve(dims))
+            count = CountTable(str(table), tuple(where[d] for d in dims), cells)
+            total = [v for _, margin, v in cells if all(margin)]
+            foreign = foreign_values(groups, count)
+            problem = (f"{table} counts {total[0]:,} rows, {published} has {rows:,}: the refinement attack needs "
+                       "artefacts of the same rows") if total and total[0] != rows else \
+                (f"{published} shows {cols[foreign[0][0]]} = {foreign[0][1]!r}, which is no label of {table}: the "
+                 "two do not hold the same values (binned or generalized apart?)") if foreign else ""
+            if problem and strict:
+                raise AnonsqlError(problem)
+            if problem:
+                report.notes.append(f"{problem}; {table} left out")
+                continue
+            counts.append(count)
+            used.append(str(table))
+        report.tables = used
+    kanon = Kanon(tuple(where[q] for q in qi), where[class_column]) if class_column else None
+    attacked = [where[c] for c in dict.fromkeys([*in_tables, *(qi if kanon else ())])]
+    with report.timed("attack"):
+        found = candidate_sets(groups, counts, attacked, kanon)
+    report.solver = {"unknowns": found.unknowns, "solves": found.solves, "integer_solves": found.integer_solves,
+                     "kanon_excluded": found.kanon_excluded}
+    secret = {where[c] for c in sensitive if c in where}
+    histogram: dict[int, int] = {}
+    for cell in found.cells:
+        name, m = cols[cell.column], len(cell.candidates)
+        bad = m < min_candidates or (m == 1 and cell.column in secret)
+        f = report.by_column.setdefault(name, {"cells": 0, "exposed": 0, "certain": 0})
+        f["cells"] += cell.rows
+        f["exposed"] += cell.rows if bad else 0
+        f["certain"] += cell.rows if m == 1 else 0
+        histogram[m] = histogram.get(m, 0) + cell.rows
+        if bad:
+            report.exposed_groups.append({"published": dict(zip(cols, cell.group)), "column": name, "rows": cell.rows,
+                                          "candidates": m})
+    report.cells = sum(f["cells"] for f in report.by_column.values())
+    report.exposed = sum(f["exposed"] for f in report.by_column.values())
+    report.certain = sum(f["certain"] for f in report.by_column.values())
+    report.candidates = sorted(histogram.items())
+    verify.candidates_gate(report, report.exposed, report.cells, min_candidates, bool(secret))
     return report

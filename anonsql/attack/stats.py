@@ -11,6 +11,7 @@ from sqlglot import exp
 from .. import sql
 from ..catalog import Table, find_table
 from ..engine import Engine
+from ..errors import AnonsqlError
 
 
 @dataclass(frozen=True)
@@ -151,16 +152,36 @@ def primaries(engine: Engine, published: Table, dims: Sequence[str]) -> list[tup
         text, params = sql.render("tables/private_primaries", engine.dialect, audit=audit.expr,
                                   label=sql.columns(audit.resolve(dims)))
         return [(tuple(r[:-1]), int(r[-1])) for r in engine.fetch_all(text, params)]
-    return [(labels, g) for labels, g, value in _cells(engine, published, dims) if value is None]
+    return [(labels, g) for labels, g, _, value in _cells(engine, published, dims) if value is None]
 
 
 def cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int]]:
     """Every cell (labels, grouping id) of a published safe table."""
-    return [(labels, g) for labels, g, _ in _cells(engine, published, dims)]
+    return [(labels, g) for labels, g, _, _ in _cells(engine, published, dims)]
 
 
-def _cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int, object]]:
+def _cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, int, int, object]]:
+    """(labels, grouping id, taxonomy level, value or None) of every cell of a published safe table."""
     text, params = sql.render("tables/published_cells", engine.dialect, out=published.expr,
                               label=sql.columns(published.resolve(dims)))
     n = len(dims)
-    return [(tuple(r[:n]), int(r[n]), r[n + 2]) for r in engine.fetch_all(text, params)]
+    return [(tuple(r[:n]), int(r[n]), int(r[n + 1] or 0), r[n + 2]) for r in engine.fetch_all(text, params)]
+
+
+def refine_groups(engine: Engine, table: Table, cols: Sequence[str]) -> list[tuple[tuple[str | None, ...], int]]:
+    """The refinement attack's groups of `table` over `cols`: (values as text, ⊥ None; n_g)
+    (sql/attack/refine_groups.sql)."""
+    text, params = sql.render("attack/refine_groups", engine.dialect, tbl=table.expr, col=sql.columns(cols))
+    n = len(cols)
+    return [(tuple(None if v is None else str(v) for v in r[:n]), int(r[n])) for r in engine.fetch_all(text, params)]
+
+
+def count_cells(engine: Engine, published: Table, dims: Sequence[str]) -> list[tuple[tuple, tuple[bool, ...], int]]:
+    """The published cells of a safe count table: (labels, which dimensions are margins, count);
+    hidden cells say nothing and are left out (sql/tables/published_cells.sql)."""
+    n, rows = len(dims), _cells(engine, published, dims)
+    if any(level for _, _, level, _ in rows):
+        raise AnonsqlError(f"{published} has taxonomy totals (level > 0): the refinement attack reads tables of "
+                           "plain values only")
+    return [(labels, tuple(bool((g >> (n - 1 - d)) & 1) for d in range(n)), int(value))  # type: ignore[call-overload]
+            for labels, g, _, value in rows if value is not None]

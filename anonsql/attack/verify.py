@@ -22,3 +22,12 @@ def linkage_gate(report: Report, linkage: Linkage, limit: float, where: str = ""
     detail = f"{kind} share of correct unique matches {linkage.success:.4%} of {linkage.attackers:,} attackers"
     return report.check(f"gate: linkage success <= {limit:g}{where}", linkage.success <= limit, "attack/linkage",
                         detail)
+
+
+def candidates_gate(report: Report, exposed: int, cells: int, limit: int, sensitive: bool, where: str = "") -> Check:
+    """No suppressed cell narrowed below `limit` candidate values by the artefacts together (and,
+    for a sensitive column, none to a single value): the refinement attack (`min_candidates`)."""
+    name = f"gate: every suppressed cell keeps >= {limit} candidate values" + \
+        (" and no sensitive value is certain" if sensitive else "") + where
+    return report.check(name, exposed == 0, "attack/refine_groups",
+                        f"{exposed:,} of {cells:,} suppressed cells exposed")

@@ -1,5 +1,5 @@
 """Commands that measure what an attacker can do with what is published: `risk` (re-identification
-risk models) and the `attack` group (`attack linkage`, `attack difference`)."""
+risk models) and the `attack` group (`attack linkage`, `attack difference`, `attack refine`)."""
 
 from __future__ import annotations
 
@@ -105,6 +105,41 @@ def difference(db: str, earlier: str, later: str, min_count: int, as_json: bool,
     --min-count - 1. Reports the exposed cells' labels, never their values.
     """
     return options.finish(api.difference_attack(db, earlier, later, min_count=min_count), as_json, report_file,
+                          check=True)
+
+
+@attack.command(epilog="example: adult_k10 (kanon's) with the counts of education by race of the same rows "
+                "(edu_race_kh, from 'attack difference'):\n\n\b\n"
+                "  anonsql attack refine --db demo.duckdb --published adult_k10 --tables edu_race_kh --method kanon "
+                "--qi age,workclass,education,marital_status,occupation,race,sex,native_country --class income")
+@options.db
+@click.option("--published", required=True, metavar="TABLE", help="the published row-level table (suppressed cells "
+              "NULL)")
+@click.option("--tables", metavar="TABLE,...", help="safe count tables published by 'anonsql tables' from the original "
+              "values of the same rows")
+@click.option("--method", type=click.Choice(["any", "kanon"]), default="any", show_default=True,
+              help="what the attacker knows of how the cells were suppressed: 'kanon', anonsql kanon's bottom-up "
+              "suppression (needs --qi and --class as kanon ran), excludes values that would make a row equal to a "
+              "visible tuple of its class")
+@options.qi(required=False)
+@options.class_column("the class column kanon ran with (--method kanon)", required=False)
+@click.option("--sensitive", metavar="COLUMN,...", help="columns whose suppressed value must never become certain")
+@click.option("--min-candidates", type=click.IntRange(min=1), default=2, show_default=True, metavar="N",
+              help="a suppressed cell left with fewer than N possible values is exposed")
+@options.shared
+def refine(db: str, published: str, tables: str | None, method: str, qi: str | None, class_column: str | None,
+           sensitive: str | None, min_candidates: int, as_json: bool, quiet: bool, report_file: str | None) -> int:
+    """Attack a release's artefacts together (refinement).
+
+    The counts each safe table implies for the rows of the published table, solved together
+    (an LP, settled over the whole numbers by a MILP: HiGHS): for each suppressed cell of a column
+    the tables count, and each value of that column, can the attacker exclude it? With --method
+    kanon, also what kanon's bottom-up suppression implies for every quasi-identifier. Exit 1 when
+    a cell keeps fewer than --min-candidates values, or a --sensitive one a single value. Reports
+    counts of cells per column, never a value.
+    """
+    return options.finish(api.refine_attack(db, published, tables, qi=qi, class_column=class_column, method=method,
+                                            sensitive=sensitive, min_candidates=min_candidates), as_json, report_file,
                           check=True)
 
 

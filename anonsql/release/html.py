@@ -40,6 +40,9 @@ DEFINITIONS = {
                           "Suppressed: the column's NULL cells the release added, as a share of the rows. Set side by "
                           "side, the two tell the original values of changed cells, so they sit in the private "
                           "folder, not on this page.",
+    "risk by class size": "an attacker who knows a person is in the table and their quasi-identifiers picks one "
+                          "row of their class E: right with probability 1/|E|; the plot shows, per range of class "
+                          "sizes, the highest such risk and how many rows carry it.",
     "fingerprint": "the row count and an MD5 over the sorted MD5s of the rows (sql/release/fingerprint.sql).",
 }
 
@@ -156,6 +159,7 @@ def page(report: ReleaseReport, spec: Spec) -> str:
          f"<code>sql/{escape(c.query)}.sql</code>"] for c in report.checks if not c.name.startswith("gate:")]))
     if proof is not None:
         h += _figures(proof, plan.qi)
+        h += _attacks(report)
         h.append(f"<h2>Value distributions before and after</h2><p>In <code>{PRIVATE_DIR}/"
                  f"{escape(spec.files['utility'])}</code>, as private as the source. {_def('value distribution')}</p>")
     h.append("<h2>Definitions</h2><dl>" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>"
@@ -199,7 +203,6 @@ def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:
             ("sample uniques", b.risk.sample_uniques, a.risk.sample_uniques)]
     h.append(_table(["figure", "before", "after", "definition"],
                     [[escape(n), _num(x), _num(y), _def(n)] for n, x, y in rows], "risk"))
-    h += [f'<p class="attack">{escape(s)}</p>' for s in proof.attacks]  # the attack gates, in plain words
     for d in a.sensitive:
         h.append(f"<p>Sensitive <code>{escape(d.column)}</code> after: distinct l-diversity {d.distinct_l}, "
                  f"t-closeness {d.t:.4g}. {_def('l-diversity')} {_def('t-closeness')}</p>")
@@ -227,6 +230,52 @@ def _figures(proof: Proof, qi: Sequence[str]) -> list[str]:
                         [[escape(n), f"{e['before']:.4f}", f"{e['after']:.4f}", f"{e['after'] - e['before']:+.4f}"]
                          for n, e in proof.errors.items()], "errors"))
     return h
+
+
+def _attacks(report: ReleaseReport) -> list[str]:
+    """The attacks the gates ran on every gated table, each in plain words, and the plot (and
+    table) of re-identification risk by class size of the primary gated table."""
+    proof = report.proof
+    said = [s for p in report.proofs.values() for s in p.attacks]
+    h = ["<h2>Attacks on what is published</h2>"]
+    h += [f'<p class="attack">{escape(s)}</p>' for s in said] or \
+        ["<p>No attack gate in the spec (max_journalist_risk, max_linkage_success, min_candidates).</p>"]
+    if proof is None:
+        return h
+    sizes = proof.after.class_sizes
+    rows = _bucketed(sizes)
+    h.append(f"<h3>Risk by class size</h3><p>{_def('risk by class size')}</p>")
+    plot = _risk_plot(proof)
+    h.append(f'<figure><img alt="Risk by class size" src="data:image/png;base64,{plot}"><figcaption>Risk by class '
+             f"size ({escape(proof.after.table)})</figcaption></figure>" if plot else "")
+    h.append(_table(["|E|", "highest risk 1/|E|", "rows"],
+                    [[label, f"{1 / lo:.4g}", f"{n:,}"] for (label, lo, _), n in zip(BUCKETS, rows) if n],
+                    "risk-by-size"))
+    return h
+
+
+def _risk_plot(proof: Proof) -> str:
+    """Base64 PNG: per range of class sizes, the highest risk 1/|E| (bars) and its rows (labels); ''
+    without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ""
+    rows = _bucketed(proof.after.class_sizes)
+    shown = [(label, 1 / lo, n) for (label, lo, _), n in zip(BUCKETS, rows) if n]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    bars = ax.bar([label for label, _, _ in shown], [r for _, r, _ in shown])
+    ax.bar_label(bars, labels=[f"{n:,} rows" for _, _, n in shown], fontsize=8)
+    ax.set_xlabel("equivalence class size |E|")
+    ax.set_ylabel("highest risk 1/|E|")
+    ax.set_ylim(0, 1.15)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 def utility_page(report: ReleaseReport) -> str:

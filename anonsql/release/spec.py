@@ -73,7 +73,8 @@ _SECTIONS: dict[str, dict[str, str]] = {
     "gates": {"table": "str", "baseline": "str", "qi": "names", "k": "int", "l_diversity": "int_map",
               "t_closeness": "number_map", "max_risk": "number", "max_suppressed": "number",
               "max_nb_error_loss": "number", "folds": "int", "max_journalist_risk": "number",
-              "max_linkage_success": "number", "population": "str", "population_weights": "str"},
+              "max_linkage_success": "number", "population": "str", "population_weights": "str",
+              "min_candidates": "int"},
     "outputs": {"dir": "str", "manifest": "str", "script": "str", "report": "str"},
 }
 _STEP_COMMON = {"kind": "str", "out": "str", "input": "str", "publish": "bool"}
@@ -155,6 +156,7 @@ class Gates:
     max_linkage_success: float | None = None  # `population` or `population_weights`; linkage's success
     population: str | None = None
     population_weights: str | None = None
+    min_candidates: int | None = None  # the refinement attack over the release's artefacts (anonsql attack refine)
 
 
 @dataclass(frozen=True)
@@ -228,12 +230,15 @@ def parse(text: str, path: Path, sha256: str = "") -> Spec:
                        ("max_linkage_success", 1)):
         if key in gates and not 0 <= gates[key] <= bound:
             raise where.error("gates", None, key, f"[gates] {key} must be a number from 0 to 1")
+    if "min_candidates" in gates and gates["min_candidates"] < 1:
+        raise where.error("gates", None, "min_candidates", "[gates] min_candidates must be a whole number >= 1 (the "
+                          "fewest values a suppressed cell may keep)")
     g = Gates(gates.get("table"), gates.get("baseline"), names(gates["qi"]) if "qi" in gates else None,
               gates.get("k"), dict(gates.get("l_diversity", {})), {c: float(t) for c, t in
                                                                    gates.get("t_closeness", {}).items()},
               gates.get("max_risk"), gates.get("max_suppressed"), gates.get("max_nb_error_loss"), gates.get("folds", 5),
               gates.get("max_journalist_risk"), gates.get("max_linkage_success"), gates.get("population"),
-              gates.get("population_weights"))
+              gates.get("population_weights"), gates.get("min_candidates"))
     out_dir = path.parent / outputs.get("dir", f"{path.stem}.release")
     files = {"manifest": outputs.get("manifest", "manifest.json"), "script": outputs.get("script", "release.sql"),
              "report": outputs.get("report", "report.html"), "changes": "changes.json", "utility": "utility.html"}

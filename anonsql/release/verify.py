@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from .. import sql
 from ..attack import entry as attack
 from ..attack.stats import linkage_sql, null_patterns
-from ..attack.verify import journalist_gate, linkage_gate
+from ..attack.verify import candidates_gate, journalist_gate, linkage_gate
 from ..catalog import Table, find_table, get_table
 from ..ckm import job as ckm
 from ..data.risk import RISK_THRESHOLD, Diversity, Reidentification, diversity, reidentification
@@ -23,6 +23,7 @@ from ..evaluate import job as evaluate
 from ..nbc import job as nbc
 from ..report import Progress, Report
 from ..tables import job as tables
+from ..tables.rewrite import PUBLISHED
 from ..verify import k_anonymity
 from .guarantees import reprove_published
 from .plan import PlanReport
@@ -150,6 +151,7 @@ def _prove_table(engine: Engine, report: Report, spec: Spec, plan: PlanReport, b
               sql.readable("release/null_cells", engine.dialect, tbl=tbl, col=cols))
     proof.utility = _utility(engine, spec, plan, proof, after_tab)
     attack_gates(engine, report, spec, plan, proof, after_tab)
+    refine_gate(engine, report, spec, plan, proof, after_tab)
     _errors(engine, report, spec, plan, proof, str(after_tab), progress)
     return proof
 
@@ -200,6 +202,46 @@ def attack_gates(engine: Engine, report: Report, spec: Spec, plan: PlanReport, p
                              f"({link.expected_share:.2%})" + (f"; {link.realized_correct:,} ({realized:.2%}) are the "
                                                               "right person" if realized is not None else "")
                              + f" (gate: at most {g.max_linkage_success:.2%}).")
+
+
+def refine_gate(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, after_tab: Table) -> None:
+    """[gates] min_candidates: the refinement attack (`anonsql attack refine`) on one gated table with
+    the release's published safe count tables of its rows' original values (a tables step reading a
+    table upstream of it), and kanon's rule when a kanon step wrote it."""
+    g = spec.gates
+    if g.min_candidates is None:
+        return
+    by_out = {s.outputs[0]: s for s in plan.steps}
+    upstream, step = {plan.table}, by_out.get(str(after_tab))
+    maker = step
+    while step is not None:
+        upstream.add(step.input)
+        step = by_out.get(step.input)
+    columns = {c.lower() for c in after_tab.column_names}
+    counted = []
+    for s in plan.steps:
+        out = find_table(engine, s.outputs[0]) if s.kind == "tables" and s.publish and s.input in upstream and \
+            s.options.get("method", "suppression") == "suppression" and "sum" not in s.options else None
+        dims = {c.lower() for c in out.column_names} - set(PUBLISHED) if out is not None else set()
+        if out is not None and dims <= columns:
+            counted.append(str(out))
+    kanon = maker is not None and maker.kind == "kanon"
+    cls = maker.options.get("class", plan.class_column) if maker is not None and kanon else None
+    secret = [c for c in _sensitive(spec) if c.lower() in columns]
+    r = attack.refine_attack(engine, str(after_tab), counted, qi=(names(maker.options.get("qi")) or plan.qi)
+                             if kanon and maker is not None else None, class_column=cls,
+                             method="kanon" if kanon and cls else "any", sensitive=secret,
+                             min_candidates=g.min_candidates, strict=False) if counted or (kanon and cls) else None
+    if r is None:
+        report.notes.append(f"refinement gate of {after_tab}: no published count table of its rows and no method "
+                            "rule to attack it with")
+        return
+    report.notes += [f"refinement attack on {after_tab}: {n}" for n in r.notes]
+    check = candidates_gate(report, r.exposed, r.cells, g.min_candidates, bool(secret),
+                            f" in {after_tab}")
+    proof.sql[check.name] = f"-- sql/{check.query}.sql over {after_tab}, then the attacker's LP/MILP " \
+                            f"(anonsql.attack.refine) with {', '.join(r.tables) or 'kanon rule only'}"
+    proof.attacks.append(r.plain() + f" (gate: at least {g.min_candidates} values each).")
 
 
 def _errors(engine: Engine, report: Report, spec: Spec, plan: PlanReport, proof: Proof, table: str,

@@ -26,9 +26,9 @@ from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..report import Report
+from ..solver import load_highs, new_model, whole_numbers
 from ..taxonomy.model import Taxonomy
 from ..taxonomy.stats import read_taxonomies
-from .attack import load_highs, new_model, whole_numbers
 from .protection import Protection
 from .sparse import sp
 from .spec import Spec
