@@ -159,14 +159,16 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS}})
+                  "pseudonymize": NAMES, "restore": bool,
+                  **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS}})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
                 execute: bool = True, progress: Callable[[str], None] | None = None,
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
-                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None) -> KanonReport:
+                entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
+                restore: bool = False) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -178,6 +180,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     (`-` for standard output); `execute=False` (a dry run) only writes the script.
     `l_diversity` ('COL=L' or {col: L}), `entropy_l` ({col: L}), `recursive_cl` ('COL=C,L') and
     `t_closeness` ({col: T}) are enforced as constraints of the same loop and checked by SQL.
+    `restore=True` then gives blanked cells back while every class keeps k and those models
+    (anonsql.kanon.restore: not the paper's; fewer blanks, a different trade-off).
     """
     from .kanon import entry as _kanon_entry
 
@@ -186,7 +190,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
-                                        recursive_cl=recursive_cl, t_closeness=t_closeness)
+                                        recursive_cl=recursive_cl, t_closeness=t_closeness, restore=restore)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

@@ -54,6 +54,9 @@ _EPILOG = (
 @click.option("--t-closeness", "t_closeness", metavar="COL=T,...",
               help="also keep every class's COL distribution within T of the table's (equal distance for "
                    "categories, ordered for numbers and dates)")
+@click.option("--restore", is_flag=True,
+              help="after the loop, give blanked cells back greedily while every class keeps k and every model "
+                   "(not the paper's: fewer blanks, the cost's choices no longer final)")
 @click.option("--changes", metavar="TABLE",
               help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
                    "original value, rows")
@@ -61,7 +64,7 @@ _EPILOG = (
 def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
-          t_closeness: str | None, changes: str | None, emit_sql: str | None, dry_run: bool,
+          t_closeness: str | None, restore: bool, changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
 
@@ -77,7 +80,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
     result = api.k_anonymize(db, table, qi, class_column, k, cost=cost, alpha=alpha, seed=seed, out=out,
                              in_place=in_place, replace=replace, drop=drop, pseudonymize=pseudonymize,
                              key_file=key_file, changes=changes, emit_sql=emit_sql, l_diversity=l_diversity,
-                             entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
+                             entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness, restore=restore,
                              execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

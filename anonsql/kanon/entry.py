@@ -26,7 +26,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                 drop: Sequence[str] | str | None = None, pseudonymize: Sequence[str] | str | None = None,
                 key_file: str | None = None, changes: str | None = None, script: bool = False,
                 l_diversity: Limits = None, entropy_l: Limits = None, recursive_cl: Limits = None,
-                t_closeness: Limits = None) -> job.KanonReport:
+                t_closeness: Limits = None, restore: bool = False) -> job.KanonReport:
     """See anonsql.api.k_anonymize; `script` builds the reviewable script (report.script) without
     writing it anywhere (`emit_sql` builds and writes it)."""
     k = validate.k(k)
@@ -56,7 +56,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                    progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script,
-                   models=models)
+                   models=models, restore=restore)
 
 
 def _sensitive_models(table: Table, models: Sequence[diversity.Model], changed: Sequence[str]

@@ -94,7 +94,7 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                    cost=o.get("cost", "mar"), alpha=o.get("alpha", 1.0), seed=step.seed or 0,
                                    out=out, replace=replace, script=True, progress=progress, drop=o.get("drop"),
                                    pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"),
-                                   **{m: o[m] for m in kanon_models.KINDS if m in o})
+                                   restore=o.get("restore", False), **{m: o[m] for m in kanon_models.KINDS if m in o})
     elif step.kind == "protect":
         row_key = o.get("key", key)
         if row_key is None:
