@@ -305,3 +305,15 @@ def test_release_kanon_step_refuses_an_impossible_model_in_one_line(engine, tmp_
                                            r"whole table holds only 2 distinct Hipertension value\(s\)"):
         anonsql.release_run(_spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }"), engine)
     assert _tables(engine) == before
+
+
+@pytest.mark.usefixtures("noshow")
+def test_release_run_refuses_an_impossible_model_on_one_stderr_line(db, engine, tmp_path, capsys):
+    """The same refusal from `anonsql release run`: exit 2, one line, every table as it was, no artefact."""
+    before = _tables(engine)
+    spec = _spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }")
+    files = sorted(tmp_path.iterdir())
+    code = main(["release", "run", str(spec), "--db", db, "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--l-diversity Hipertension=3 cannot be met" in err, err
+    assert _tables(engine) == before and sorted(tmp_path.iterdir()) == files
