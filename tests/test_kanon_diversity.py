@@ -230,6 +230,22 @@ def test_loops_agree_where_many_merges_must_search_for_progress(models):
     assert np.array_equal(fast.gammas, ref.gammas)
 
 
+def test_loops_agree_with_more_than_64_quasi_identifiers():
+    """The compiled progress test keys its cache by a 64-bit mask of kept attributes: past 64 QIs it
+    builds each merged class from the codes instead, and decides as the reference does."""
+    rng = np.random.default_rng(3)
+    tail = np.unique(rng.integers(-1, 4, size=(60, 3)), axis=0)  # only QIs 63-65 vary: merged classes recur
+    codes = np.column_stack([np.full((len(tail), 63), -1), tail])
+    counts = rng.integers(1, 3, size=len(codes))
+    classes = rng.integers(0, 2, size=len(codes))
+    sens = [np.stack([rng.multinomial(n, [0.8, 0.15, 0.05]) for n in counts])]
+    for seed in range(4):
+        kwargs = dict(k=3, cost="mar", seed=seed, sensitive=sens, models=[Model("s", "l_diversity", 2)])
+        fast = anonymize(codes, classes, counts, [4] * 66, **kwargs)
+        ref = anonymize(codes, classes, counts, [4] * 66, reference=True, **kwargs)
+        assert fast.iterations > 5 and (fast.final_codes == ref.final_codes).all()
+
+
 def test_without_models_the_loop_is_unchanged():
     rng = np.random.default_rng(0)
     codes = np.unique(rng.integers(-1, 4, size=(60, 3)), axis=0)

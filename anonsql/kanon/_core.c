@@ -1422,7 +1422,7 @@ static int progresses(St *s, i64 t, i64 t2, i32 *u) {
         if (s->pc_stamp[slot] == s->searches && s->pc_mask[slot] == kept) base = s->pc_hist + slot * (VT + s->NM);
     }
     if (!base) {
-        for (i64 j = 0; j < M; j++) u[j] = j < 64 && (kept >> j & 1) ? y[j] : -1;
+        for (i64 j = 0; j < M; j++) u[j] = y[j] == y2[s->level[j]] ? y[j] : -1; /* SUPPRESS (Alg. 2) */
         i64 pu = pattern_find(s, u);
         base = s->pc_hist ? s->pc_hist + slot * (VT + s->NM) : s->scratch + 2 * VT;
         for (i64 v = 0; v < VT; v++) {
