@@ -160,7 +160,7 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
+                  "pseudonymize": NAMES, "restore": bool, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
                   "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
                                        bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
                   "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records")})
@@ -172,7 +172,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
                 entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
                 hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
-                max_suppressed_records: float = 0.05) -> KanonReport:
+                max_suppressed_records: float = 0.05, restore: bool = False) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -187,6 +187,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     `hierarchy` ('COL=KIND:ARGS' texts or {col: spec}, anonsql.hierarchy) generalizes those QIs
     first, at the lattice node of least loss metric leaving at most `max_suppressed_records` of
     the rows in classes below k (anonsql.kanon.recoding), then suppresses.
+    `restore=True` then gives blanked cells back while every class keeps k and those models
+    (anonsql.kanon.restore: not the paper's; fewer blanks, a different trade-off).
     """
     from .kanon import entry as _kanon_entry
 
@@ -196,7 +198,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
                                         recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
-                                        max_suppressed_records=max_suppressed_records)
+                                        max_suppressed_records=max_suppressed_records, restore=restore)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

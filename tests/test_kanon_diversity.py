@@ -182,6 +182,9 @@ MODEL_SETS = {
     "entropy": [Model("s", "entropy_l", 1.8)],
     "recursive": [Model("s", "recursive_cl", 2, c=3.0)],
     "two columns": [Model("s", "l_diversity", 3), Model("r", "t_closeness", 0.25, column=1)],
+    # distinct models alone: the compiled loop's progress test reads value bits (_core.c dbits), not histograms
+    "distinct": [Model("s", "l_diversity", 3)],
+    "distinct, two columns": [Model("s", "l_diversity", 2), Model("r", "l_diversity", 3, column=1)],
 }
 
 
@@ -209,6 +212,38 @@ def test_compiled_and_reference_loops_agree_bit_for_bit_and_meet_every_model(see
         per_class = np.zeros((len(patterns), sens[m.column].shape[1]), np.int64)
         np.add.at(per_class, inverse.reshape(-1), sens[m.column])
         assert (per_class.sum(axis=1) >= 3).all() and m.holds(per_class, sens[m.column].sum(axis=0)).all()
+
+
+@pytest.mark.parametrize("models", [MODEL_SETS["distinct"], MODEL_SETS["entropy"]], ids=["distinct", "entropy"])
+def test_loops_agree_where_many_merges_must_search_for_progress(models):
+    """Six QIs, ~400 tuples of 1-3 rows and a skewed sensitive column: most cheapest merges leave a class
+    below l, so the progress search (and its per-mask cache in _core.c, 2^6 masks) runs thousands of times."""
+    rng = np.random.default_rng(5)
+    codes = np.unique(rng.integers(-1, 3, size=(500, 6)), axis=0)
+    counts = rng.integers(1, 4, size=len(codes))
+    classes = rng.integers(0, 2, size=len(codes))
+    sens = [np.stack([rng.multinomial(n, [0.7, 0.15, 0.1, 0.05]) for n in counts])]
+    kwargs = dict(k=4, cost="mar", seed=1, sensitive=sens, models=models)
+    fast = anonymize(codes, classes, counts, [3] * 6, **kwargs)
+    ref = anonymize(codes, classes, counts, [3] * 6, reference=True, **kwargs)
+    assert fast.iterations > 200 and (fast.final_codes == ref.final_codes).all()
+    assert np.array_equal(fast.gammas, ref.gammas)
+
+
+def test_loops_agree_with_more_than_64_quasi_identifiers():
+    """The compiled progress test keys its cache by a 64-bit mask of kept attributes: past 64 QIs it
+    builds each merged class from the codes instead, and decides as the reference does."""
+    rng = np.random.default_rng(3)
+    tail = np.unique(rng.integers(-1, 4, size=(60, 3)), axis=0)  # only QIs 63-65 vary: merged classes recur
+    codes = np.column_stack([np.full((len(tail), 63), -1), tail])
+    counts = rng.integers(1, 3, size=len(codes))
+    classes = rng.integers(0, 2, size=len(codes))
+    sens = [np.stack([rng.multinomial(n, [0.8, 0.15, 0.05]) for n in counts])]
+    for seed in range(4):
+        kwargs = dict(k=3, cost="mar", seed=seed, sensitive=sens, models=[Model("s", "l_diversity", 2)])
+        fast = anonymize(codes, classes, counts, [4] * 66, **kwargs)
+        ref = anonymize(codes, classes, counts, [4] * 66, reference=True, **kwargs)
+        assert fast.iterations > 5 and (fast.final_codes == ref.final_codes).all()
 
 
 def test_without_models_the_loop_is_unchanged():
@@ -286,3 +321,15 @@ def test_release_kanon_step_refuses_an_impossible_model_in_one_line(engine, tmp_
                                            r"whole table holds only 2 distinct Hipertension value\(s\)"):
         anonsql.release_run(_spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }"), engine)
     assert _tables(engine) == before
+
+
+@pytest.mark.usefixtures("noshow")
+def test_release_run_refuses_an_impossible_model_on_one_stderr_line(db, engine, tmp_path, capsys):
+    """The same refusal from `anonsql release run`: exit 2, one line, every table as it was, no artefact."""
+    before = _tables(engine)
+    spec = _spec(tmp_path, protect=None, kanon="l_diversity = { Hipertension = 3 }")
+    files = sorted(tmp_path.iterdir())
+    code = main(["release", "run", str(spec), "--db", db, "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--l-diversity Hipertension=3 cannot be met" in err, err
+    assert _tables(engine) == before and sorted(tmp_path.iterdir()) == files

@@ -3,7 +3,8 @@
 `anonymize` runs the loop on a count table (arrays, no SQL); `job.run` is the whole database
 job (stats → algorithm → rewrite → verify) behind `anonsql.k_anonymize`. `diversity` holds the
 attribute-disclosure models (l-diversity, entropy l, recursive (c,l), t-closeness) the same loop
-enforces beside k (issue 32).
+enforces beside k (issue 32); `restore` the optional pass after the loop (`--restore`) that gives
+blanked cells back while every class keeps k and those models.
 """
 
 from .algorithm import anonymize

@@ -11,6 +11,7 @@ import numpy as np
 from . import reference as _reference
 from .diversity import Model
 from .model import KanonResult, finish, prepare
+from .restore import restore as give_back
 
 _fast: ModuleType | None
 try:
@@ -24,7 +25,7 @@ except ImportError as exc:  # the C extension was not built (source tree without
 
 def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar", alpha: float = 1.0,
               seed: int = 0, progress=None, reference: bool = False, sensitive: Sequence[np.ndarray] = (),
-              models: Sequence[Model] = ()) -> KanonResult:
+              models: Sequence[Model] = (), restore: bool = False) -> KanonResult:
     """k-anonymise a count table by bottom-up cell suppression (Kameya & Hayashi 2016, Alg. 1-3).
 
     Input: `codes` (T, M) QI value codes 0..|V_j|-1, -1 for NULL (⊥); `classes` (T,) class codes;
@@ -64,6 +65,9 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
     refused first (AnonsqlError). Where the cheapest merge (argmin Γ) would leave a class failing a
     model, the cheapest merge whose class meets every model is taken instead (ties: the smallest
     key), if any. Both loops do this alike; `KanonResult.loop` names the one that ran.
+
+    `restore=True` gives blanked cells back after the loop while every class keeps k and every
+    model (anonsql.kanon.restore; `KanonResult.restored_cells`): not the paper's, an option beside it.
     """
     prepared = prepare(codes, classes, counts, domain_sizes, k=k, cost=cost, alpha=alpha, sensitive=sensitive,
                        models=models)
@@ -75,6 +79,12 @@ def anonymize(codes, classes, counts, domain_sizes, *, k: int, cost: str = "mar"
         final, gammas, solo, cross, groups = _reference.run(prepared, draws)
     else:
         final, gammas, solo, cross, groups = _fast.run(prepared, draws, progress)
+    restored = 0
+    if restore:
+        final, restored = give_back(prepared.codes, final, prepared.counts, prepared.k, prepared.sensitive,
+                                    prepared.models, prepared.sensitive_tables, prepared.count_logs)
+        groups = len(np.unique(np.column_stack([final, prepared.classes]), axis=0))
     result = finish(prepared, final, gammas, len(gammas), seed, solo, cross, groups)
+    result.restored_cells = restored
     result.loop = "reference" if reference or _fast is None else "compiled"
     return result

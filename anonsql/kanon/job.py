@@ -61,6 +61,7 @@ class KanonReport(Report):
     emitted_sql: str | None = None
     models: list[str] = field(default_factory=list)  # attribute-disclosure models enforced (--l-diversity ...)
     recoding: dict[str, Any] | None = None  # --hierarchy: the chosen lattice node (anonsql.kanon.recoding)
+    restored_cells: int | None = None  # --restore: cells the pass after the loop gave back (None: not asked)
 
     def lines(self) -> list[str]:
         classes = f"class {self.class_column}" if self.class_column else "no class column: one class (C = 1)"
@@ -85,6 +86,9 @@ class KanonReport(Report):
                          f"{r['max_suppressed_records']:.1%}; {r['nodes_evaluated']:,} of {r['lattice_nodes']:,} "
                          f"lattice nodes evaluated, {r['nodes_per_second']:,.0f} per second):")
             lines += [f"    {name}: {meaning}" for name, meaning in r["meaning"].items()]
+        if self.restored_cells is not None:
+            lines.append(f"  --restore gave {self.restored_cells:,} blanked cells back after the loop, every class "
+                         "keeping k and the models (counted above as not blanked)")
         if self.models:
             lines.append(f"  every equivalence class also meets {'; '.join(self.models)} (NULL a value of its own)"
                          + ("; checked by SQL on the output" if self.checks else ""))
@@ -139,8 +143,8 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         pseudonymize: Sequence[str] = (), key: identifiers.Key | None = None,
         changes: str | None = None, script: bool = False, models: Sequence[Model] = (),
         also_verify: Callable[[Report, Table], None] | None = None,
-        script_before: Sequence[tuple[str, str]] = (), script_checks: Sequence[tuple[str, str]] = ()
-        ) -> KanonReport:
+        script_before: Sequence[tuple[str, str]] = (), script_checks: Sequence[tuple[str, str]] = (),
+        restore: bool = False) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
     The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
@@ -192,7 +196,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     def loop() -> Any:
         return anonymize(groups.codes, groups.classes, groups.counts, groups.domain_sizes, k=k, cost=cost,
                          alpha=alpha, seed=seed, progress=loop_progress if progress else None,
-                         sensitive=before.sensitive, models=models)
+                         sensitive=before.sensitive, models=models, restore=restore)
 
     # The near-unique warning on the output, read from the source while the loop runs: the output's
     # columns it reads are the source's, written unchanged (a copy checks them below as a multiset:
@@ -208,6 +212,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                             copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,
                             pseudonymize=() if in_place else pseudonymize)
     report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.rows)
+    report.restored_cells = result.restored_cells if restore else None
     report.gamma_sum = float(np.sum(result.gammas))
     _set_suppressed(report, int(result.suppressed_cells))
     report.suppressed_by_column = dict(zip(qi, (plan.suppress * plan.rows[:, None]).sum(axis=0).tolist())) \

@@ -54,6 +54,7 @@ class KanonResult:
     total_cells: int = 0
     groups: int = 0
     loop: str = "compiled"  # which loop ran: "compiled" or "reference" (anonsql.kanon.algorithm)
+    restored_cells: int = 0  # cells the --restore pass gave back after the loop (anonsql.kanon.restore)
 
     @property
     def suppressed_ratio(self) -> float:

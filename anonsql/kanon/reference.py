@@ -154,18 +154,16 @@ def run(prepared: PreparedTable, draws: np.ndarray):
         for yb in touched:
             refresh(yb)
 
-    bits = np.left_shift(1, np.arange(n_attrs, dtype=np.int64))
-
     def progressing(t: int, cand: np.ndarray) -> np.ndarray:
         """Which partners in `cand` leave, merged with t, a class u that meets every model (issue 32:
         the cheapest merge that makes progress; the paper's Γ ranks within them). u keeps the cells
         where both agree: one class per mask of kept attributes, whose histogram is that of u now,
         plus t's and t''s where they move into it."""
         keep = (pat[cand] == pat[t]) & (pat[t] >= 0)
-        masks, which = np.unique(keep @ bits, return_inverse=True)
+        masks, which = np.unique(keep, axis=0, return_inverse=True)  # rows of booleans: any number of QIs
         which = which.reshape(-1)
         joins = ((pat[cand] >= 0) & ~keep).any(axis=1)  # t' changes pattern (else it is in u already)
-        shapes = np.where((masks[:, None] & bits) != 0, pat[t], -1).astype(pat.dtype)
+        shapes = np.where(masks, pat[t], -1).astype(pat.dtype)
         ok = np.ones(len(cand), dtype=bool)
         for s, h in enumerate(hist):
             base = np.zeros((len(masks), h.shape[1]), dtype=np.int64)
