@@ -59,6 +59,7 @@ def _valid(db: str, folder: Path) -> dict[str, tuple[tuple, dict]]:
         "reidentification_risk": ((db, "t", "a,b"), {}),
         "linkage_attack": ((db, "t", "t", "a,b"), {}),
         "difference_attack": ((db, "t", "t"), {}),
+        "refine_attack": ((db, "t"), {}),
         "show_table": ((db, "t"), {}),
         "read_query": ((db, "SELECT * FROM t"), {}),
     }
