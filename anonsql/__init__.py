@@ -13,7 +13,8 @@ from .report import Check, Report
 
 __all__ = [
     "AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "audit_table", "bin_columns",
-    "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "dbt_export", "difference_attack",
+    "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "dbt_build", "dbt_export",
+    "difference_attack",
     "evaluate_classifiers", "k_anonymize", "linkage_attack", "load_csv", "load_dataset", "nbc_breach", "nbc_check",
     "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "read_query", "reidentification_risk",
     "release_plan", "release_run", "release_verify", "safe_table", "select_features", "show_table", "taxonomy_load",
@@ -24,7 +25,7 @@ __all__ = [
 # pays only for its own method, not for every package's dependencies (scipy, scikit-learn, ...).
 _RELEASE = frozenset({"release_plan", "release_run", "release_verify"})
 _API = frozenset(__all__) - {"AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__",
-                             "connect", "dbt_export"} - _RELEASE
+                             "connect", "dbt_build", "dbt_export"} - _RELEASE
 
 
 def __getattr__(name: str):
@@ -36,6 +37,10 @@ def __getattr__(name: str):
         from .release.dbt_schema import dbt_export
 
         return dbt_export
+    if name == "dbt_build":  # dbt's build, the dbt package's jobs run by anonsql where dbt runs no Python
+        from .release.dbt_build import build
+
+        return build
     if name in _RELEASE:  # the release sits on top of the jobs, beside the API (anonsql.release.entry)
         from .release import entry
 
