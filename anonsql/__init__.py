@@ -13,12 +13,12 @@ from .report import Check, Report
 
 __all__ = [
     "AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__", "audit_table", "bin_columns",
-    "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "dbt_build", "dbt_export",
-    "difference_attack",
+    "binarize", "check", "ckm_ptable", "ckm_table", "connect", "containment", "dbt_export", "difference_attack",
     "evaluate_classifiers", "k_anonymize", "linkage_attack", "load_csv", "load_dataset", "nbc_breach", "nbc_check",
     "nbc_publish", "nbc_verify", "nbc_views", "profile", "protect_table", "read_query", "reidentification_risk",
     "release_plan", "release_run", "release_verify", "safe_table", "select_features", "show_table", "taxonomy_load",
     "taxonomy_show",
+    "dbt_build",  # anonsql/release/dbt_build.py, beside dbt_export
 ]
 
 # The API functions load on first use (PEP 562): `import anonsql.kanon` or a CLI command then
