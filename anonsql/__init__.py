@@ -20,13 +20,14 @@ __all__ = [
     "reidentification_risk",
     "release_plan", "release_run", "release_verify", "safe_table", "select_features", "show_table", "taxonomy_load",
     "taxonomy_show",
+    "dbt_build",  # anonsql/release/dbt_build.py, beside dbt_export
 ]
 
 # The API functions load on first use (PEP 562): `import anonsql.kanon` or a CLI command then
 # pays only for its own method, not for every package's dependencies (scipy, scikit-learn, ...).
 _RELEASE = frozenset({"release_plan", "release_run", "release_verify"})
 _API = frozenset(__all__) - {"AnonsqlError", "Check", "Engine", "Report", "VerificationError", "__version__",
-                             "connect", "dbt_export"} - _RELEASE
+                             "connect", "dbt_build", "dbt_export"} - _RELEASE
 
 
 def __getattr__(name: str):
@@ -38,6 +39,10 @@ def __getattr__(name: str):
         from .release.dbt_schema import dbt_export
 
         return dbt_export
+    if name == "dbt_build":  # dbt's build, the dbt package's jobs run by anonsql where dbt runs no Python
+        from .release.dbt_build import build
+
+        return build
     if name in _RELEASE:  # the release sits on top of the jobs, beside the API (anonsql.release.entry)
         from .release import entry
 

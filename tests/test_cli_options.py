@@ -18,6 +18,7 @@ READ_ONLY = {("profile",), ("check",), ("ac",), ("evaluate",), ("nbc", "views"),
              ("nbc", "verify"), ("nbc", "breach"), ("taxonomy", "show"), ("hierarchy", "show"),
              ("tables", "audit"), ("tables", "ptable"),
              ("release", "plan"), ("dbt", "export"),
+             ("dbt", "build"),  # dbt writes the models; anonsql takes the shared options, dbt's own arguments
              ("release", "verify"), ("cleanup",), ("show",), ("sql",), ("risk",),
              ("attack", "linkage"), ("attack", "difference"), ("attack", "refine")}
 #: Commands that bring tables in from outside (a file, a bundled data set, a spec's own script): --replace.

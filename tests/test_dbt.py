@@ -291,30 +291,110 @@ def test_kanon_model_passes_what_the_raw_table_fails(tmp_path):
     assert smallest >= 3 and got["safe_3"][0] == "pass" and got["safe_100"] == ("warn", published)
 
 
-def test_materializations_refuse_where_dbt_runs_no_python(pg_server_url, tmp_path):
-    """dbt-postgres runs no Python in dbt's process: both materializations stop with one line
-    naming why, before writing anything."""
-    pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres is not installed")
+def postgres_people(pg_server_url: str, schema: str) -> str:
+    """The test table people in a fresh schema of the suite's PostgreSQL: its URL with that search_path."""
     with connect(pg_server_url) as engine:
-        schema = f"dbt_{os.getpid()}"
         engine.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         engine.execute(f"CREATE SCHEMA {schema}")
-        db = f"{pg_server_url}?options=-csearch_path%3D{schema}"
+    db = f"{pg_server_url}?options=-csearch_path%3D{schema}"
     with connect(db) as engine:
         frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in PEOPLE.items()}).convert_dtypes()
         write_frame(engine, frame, "people", kinds={c: KINDS[c] for c in frame.columns})
-        folder = build_project(db, tmp_path)
-        result = dbt_main.dbtRunner().invoke(["run", "--project-dir", str(folder), "--profiles-dir", str(folder),
-                                              "--log-path", str(folder / "logs"), "--quiet"])
-        messages = {r.node.name: r.message for r in result.result.results}
-        for name, kind in (("people_k3", "anonsql_kanon"), ("people_safe", "anonsql_safe_table")):
-            [line] = [t for t in messages[name].splitlines() if "runs no Python" in t]  # one line, then dbt's stack
-            assert f"materialized='{kind}'" in line
-            assert line.endswith("dbt-postgres runs no Python in dbt's process, where anonsql runs; build the model "
-                                 "with dbt-duckdb, or run `anonsql` on the table")
-        tables = engine.fetch_all("SELECT table_name FROM information_schema.tables WHERE table_schema = "
-                                  "current_schema()")
-        assert sorted(t for (t,) in tables) == ["people"]
+    return db
+
+
+def schema_tables(engine) -> list[str]:
+    return sorted(t for (t,) in engine.fetch_all("SELECT table_name FROM information_schema.tables WHERE "
+                                                  "table_schema = current_schema()"))
+
+
+def test_materializations_refuse_under_plain_dbt_where_dbt_runs_no_python(pg_server_url, tmp_path):
+    """dbt-postgres runs no Python in dbt's process: under a plain `dbt run` both materializations
+    stop with one line naming `anonsql dbt build`, before writing anything."""
+    pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres is not installed")
+    db = postgres_people(pg_server_url, f"dbt_{os.getpid()}")
+    folder = build_project(db, tmp_path)
+    result = dbt_main.dbtRunner().invoke(["run", "--project-dir", str(folder), "--profiles-dir", str(folder),
+                                          "--log-path", str(folder / "logs"), "--quiet"])
+    messages = {r.node.name: r.message for r in result.result.results}
+    for name, kind in (("people_k3", "anonsql_kanon"), ("people_safe", "anonsql_safe_table")):
+        [line] = [t for t in messages[name].splitlines() if "runs no Python" in t]  # one line, then dbt's stack
+        assert f"materialized='{kind}'" in line
+        assert line.endswith("dbt-postgres runs no Python in dbt's process, where anonsql runs; build the project "
+                             "with `anonsql dbt build`")
+    with connect(db) as engine:
+        assert schema_tables(engine) == ["people"]
+
+
+def anonsql_dbt_build(capsys, folder: Path, *dbt_args: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
+    """`anonsql dbt build --json --quiet` on the project in `folder`: exit code, the JSON report, and
+    dbt's run results by node name."""
+    from anonsql.cli import main
+
+    code = main(["dbt", "build", "--json", "--quiet", "--project-dir", str(folder), "--profiles-dir", str(folder),
+                 "--log-path", str(folder / "logs"), "--target-path", str(folder / "target"), *dbt_args])
+    out, err = capsys.readouterr()
+    results = json.loads((folder / "target" / "run_results.json").read_text())["results"]
+    assert out.startswith("{"), (code, out[-3000:], err[-3000:])  # with --json, dbt says nothing on stdout
+    return code, json.loads(out), {r["unique_id"].split(".")[2]: r for r in results}
+
+
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
+def test_anonsql_dbt_build_makes_the_models_on_postgres(pg_server_url, tmp_path, capsys):
+    """`anonsql dbt build` on the suite's PostgreSQL: the raw table fails k_anonymity with anonsql
+    check's violating groups, anonsql writes the anonsql_kanon model (identifier dropped), which passes
+    k_anonymity and l_diversity in the same build as anonsql check says, and the safe table equal to
+    anonsql's own run; no private input is left."""
+    pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres is not installed")
+    pytest.importorskip("highspy", reason="anonsql_safe_table needs the tables extra")
+    db = postgres_people(pg_server_url, f"dbtb_{os.getpid()}")
+    code, report, got = anonsql_dbt_build(capsys, build_project(db, tmp_path))
+    assert code == 0 and report["success"] and sorted(report["jobs"]) == [
+        f'"dbtb_{os.getpid()}"."people_k3"', f'"dbtb_{os.getpid()}"."people_safe"']
+    assert got["people_k3"]["status"] == "success" and got["people_safe"]["status"] == "success"
+    assert got["model_k3"]["status"] == "pass" and got["model_l2"]["status"] == "pass"
+    assert got["safe_3"]["status"] == "pass"
+    with connect(db) as engine:
+        qi = ["age", "select", "Zip Code"]
+        raw = anonsql.check(engine, "people", qi, 3)
+        assert got["raw_k3"]["status"] == "warn" and got["raw_k3"]["failures"] == raw.violating_groups > 0
+        assert anonsql.check(engine, "people_k3", qi, 3, l_diversity={"diagnosis": 2}).ok
+        assert "patientid" not in {c.name.lower() for c in get_table(engine, "people_k3").columns}
+        assert not [t for t in schema_tables(engine) if "private_input" in t]
+        anonsql.safe_table(engine, "people", ["select", "Zip Code"], min_count=3, out="people_safe_direct")
+        rows = "SELECT * FROM {} ORDER BY 1, 2, 3, 4"
+        assert engine.fetch_all(rows.format("people_safe")) == engine.fetch_all(rows.format("people_safe_direct"))
+
+
+@pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
+def test_anonsql_dbt_build_failing_job_leaves_nothing(pg_server_url, tmp_path, capsys):
+    """A job anonsql refuses (a quasi-identifier the model lacks): the model errs with anonsql's one
+    line, exit 1, and neither the model's relation nor its private input is left."""
+    pytest.importorskip("dbt.adapters.postgres", reason="dbt-postgres is not installed")
+    db = postgres_people(pg_server_url, f"dbtf_{os.getpid()}")
+    folder = build_project(db, tmp_path)
+    (folder / "models" / "people_safe.sql").unlink()
+    (folder / "models" / "people_k3.sql").write_text(KANON_MODEL.replace("k=3", "k=3, qi=['age', 'no_such']"))
+    code, report, got = anonsql_dbt_build(capsys, folder, "--select", "people_k3")
+    assert code == 1 and not report["success"] and report["jobs"] == []
+    assert got["people_k3"]["status"] == "error" and "no_such" in got["people_k3"]["message"]
+    with connect(db) as engine:
+        assert schema_tables(engine) == ["people"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--project-dir", "no_such_project"], "dbt build did not run: Path 'no_such_project' does not exist."),
+    (["--no-such-dbt-flag"], "dbt build did not run: No such option '--no-such-dbt-flag'."),
+])
+def test_anonsql_dbt_build_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, capsys, argv, message):
+    """What dbt refuses before it builds anything: one line naming dbt's reason, exit 2, no file written."""
+    from anonsql.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["dbt", "build", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.strip().splitlines() == [f"anonsql dbt build: error: {message}"]
+    assert not any(tmp_path.iterdir())
 
 
 SPEC = """[release]
@@ -431,8 +511,8 @@ def test_export_keeps_an_existing_file_without_replace(tmp_path, capsys):
 @pytest.mark.slow  # dbt parses the project, then runs it: 6 to 25 s on 2 cores
 def test_package_readme_example_runs_as_written(tmp_path, monkeypatch, capsys):
     """The package README's example, run as written in a copy of the package (its project reads
-    the package as `local: ..`): `dbt` commands in-process, `anonsql` ones by the CLI, each must
-    succeed; the count of small classes the README quotes is the raw table's, by anonsql check."""
+    the package as `local: ..`): `dbt` commands in-process, `anonsql` ones (dbt build among them)
+    by the CLI, each must succeed; the count of small classes the README quotes is the raw table's, by anonsql check."""
     import re
     import shlex
     import shutil
@@ -455,7 +535,7 @@ def test_package_readme_example_runs_as_written(tmp_path, monkeypatch, capsys):
         else:
             assert argv[0] == "anonsql" and main(argv[1:]) == 0, (argv, capsys.readouterr())
         ran.append(argv[0])
-    assert ran == ["cd", "dbt", "dbt", "anonsql"]
+    assert ran == ["cd", "dbt", "anonsql", "anonsql"]
     small = int(re.search(r"not 3-anonymous \((\d+) classes smaller", readme).group(1))
     assert anonsql.check("example.duckdb", "patients", ["age", "sex", "zip"], 3).violating_groups == small
 

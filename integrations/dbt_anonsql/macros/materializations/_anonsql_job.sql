@@ -1,9 +1,12 @@
 {#- The fixing half: a model materialized by an anonsql job. The model's SQL is first written to a
     private input table beside it (`<model>__anonsql_private_input`: it holds the original values,
-    and is dropped whatever the job's outcome); then anonsql's Python API runs on the adapter's own
-    connection, in dbt's process, and writes the model's relation itself, re-checked by anonsql's
-    SQL before it commits. Only adapters that run Python in dbt's process can (dbt-duckdb); the
-    others refuse in one line. -#}
+    and is dropped whatever the job's outcome); then anonsql runs the job and writes the model's
+    relation itself, re-checked by anonsql's SQL before it commits. Where dbt runs Python in its own
+    process (dbt-duckdb) the job runs there, on a cursor of dbt's connection. Elsewhere (dbt-postgres)
+    it runs under `anonsql dbt build`, which runs dbt in its process: the materialization logs a
+    request (anonsql-dbt-job {json}: names and options, never a value or a credential) that
+    anonsql's callback runs before the log call returns (anonsql/release/dbt_build.py); under a plain
+    `dbt build` the materialization refuses in one line. -#}
 
 {#- `name` quoted as anonsql's table names are read (anonsql.sql.TableName.parse): "schema"."name". -#}
 {% macro _anonsql_name(relation) %}
@@ -46,16 +49,18 @@ def materialize(df, con):
     """anonsql wrote the model's relation itself."""
 {% endmacro %}
 
-{#- Before the job: refuse on an adapter that cannot run it, write the model's SQL to the private
-    input table, and return {target, input, code} (the Python module of the job). The materialization
-    itself runs the code (dbt lets only a materialization's own `statement` submit Python), then
-    calls anonsql_job_done. -#}
+{#- Before the job: refuse where it cannot run, write the model's SQL to the private input table,
+    commit, and return {target, new, code, request}: the Python module of the job where dbt runs
+    Python in its process (the materialization itself runs it: dbt lets only a materialization's own
+    `statement` submit Python), else the request it logs for `anonsql dbt build`. Then the
+    materialization calls anonsql_job_done. -#}
 {% macro anonsql_job_start(function, kwargs) %}
   {%- set target_relation = this.incorporate(type='table') -%}
-  {%- if not adapter.dispatch('runs_python_in_process', 'dbt_anonsql')() -%}
+  {%- set in_process = adapter.dispatch('runs_python_in_process', 'dbt_anonsql')() -%}
+  {%- if not in_process and not env_var('ANONSQL_DBT_BUILD', '') -%}
     {{ exceptions.raise_compiler_error("materialized='anonsql_" ~ ('kanon' if function == 'k_anonymize' else 'safe_table')
        ~ "' on " ~ target_relation ~ ": dbt-" ~ adapter.type() ~ " runs no Python in dbt's process, where anonsql "
-       ~ "runs; build the model with dbt-duckdb, or run `anonsql` on the table") }}
+       ~ "runs; build the project with `anonsql dbt build`") }}
   {%- endif -%}
   {%- set input_relation = api.Relation.create(database=target_relation.database, schema=target_relation.schema,
         identifier=target_relation.identifier ~ '__anonsql_private_input', type='table') -%}
@@ -72,12 +77,26 @@ def materialize(df, con):
   {%- endif -%}
   {% do adapter.commit() %}
   {%- do kwargs.update({'out': dbt_anonsql._anonsql_name(target_relation), 'replace': true}) -%}
-  {{ return({'target': target_relation, 'new': existing is none,
-             'code': dbt_anonsql._anonsql_python(function, input_relation, kwargs)}) }}
+  {%- if in_process -%}
+    {{ return({'target': target_relation, 'new': existing is none,
+               'code': dbt_anonsql._anonsql_python(function, input_relation, kwargs)}) }}
+  {%- endif -%}
+  {{ return({'target': target_relation, 'new': existing is none, 'code': none,
+             'request': 'anonsql-dbt-job ' ~ tojson({'adapter': adapter.type(), 'function': function,
+                                                     'scheme': adapter.dispatch('anonsql_database_url_scheme',
+                                                                                'dbt_anonsql')(),
+                                                     'input': dbt_anonsql._anonsql_name(input_relation),
+                                                     'kwargs': kwargs})}) }}
 {% endmacro %}
 
-{#- After the job: the relation in dbt's cache, the post-hooks, the relation returned. -#}
+{#- After the Python job, or for `anonsql dbt build` (no code: the request logged, which anonsql
+    runs before log returns; then the model's rows counted, the main statement of the run results):
+    the relation in dbt's cache, the post-hooks, the relation returned. -#}
 {% macro anonsql_job_done(job) %}
+  {%- if not job.code -%}
+    {% do log(job.request) %}
+    {% call statement('main') -%} select count(*) from {{ job.target }} {%- endcall %}
+  {%- endif %}
   {% do adapter.cache_added(job.target) if job.new %}
   {{ run_hooks(post_hooks, inside_transaction=True) }}
   {% do adapter.commit() %}
@@ -88,3 +107,8 @@ def materialize(df, con):
 {#- Does the adapter run a Python job in dbt's own process, on its connection? -#}
 {% macro default__runs_python_in_process() %}{{ return(false) }}{% endmacro %}
 {% macro duckdb__runs_python_in_process() %}{{ return(true) }}{% endmacro %}
+
+{#- The scheme of the URL anonsql opens the adapter's database by under `anonsql dbt build`
+    (anonsql.connect); none where anonsql cannot. -#}
+{% macro default__anonsql_database_url_scheme() %}{{ return(none) }}{% endmacro %}
+{% macro postgres__anonsql_database_url_scheme() %}{{ return('postgresql') }}{% endmacro %}

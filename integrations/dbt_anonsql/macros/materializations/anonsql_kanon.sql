@@ -31,6 +31,8 @@
     {%- do kwargs.update({option: value}) -%}
   {%- endfor -%}
   {%- set job = dbt_anonsql.anonsql_job_start('k_anonymize', kwargs) -%}
-  {% call statement('main', language='python') -%}{{ job.code }}{%- endcall %}
+  {%- if job.code -%}
+    {% call statement('main', language='python') -%}{{ job.code }}{%- endcall %}
+  {%- endif %}
   {{ return(dbt_anonsql.anonsql_job_done(job)) }}
 {% endmaterialization %}

@@ -16,6 +16,8 @@
     {%- do kwargs.update({option: config.get(option)}) -%}
   {%- endfor -%}
   {%- set job = dbt_anonsql.anonsql_job_start('safe_table', kwargs) -%}
-  {% call statement('main', language='python') -%}{{ job.code }}{%- endcall %}
+  {%- if job.code -%}
+    {% call statement('main', language='python') -%}{{ job.code }}{%- endcall %}
+  {%- endif %}
   {{ return(dbt_anonsql.anonsql_job_done(job)) }}
 {% endmaterialization %}
