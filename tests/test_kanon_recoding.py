@@ -16,7 +16,7 @@ from anonsql import api, check
 from anonsql.catalog import find_table, get_table
 from anonsql.errors import AnonsqlError, VerificationError
 from anonsql.hierarchy import parse_all
-from anonsql.kanon import lattice, recoding
+from anonsql.kanon import lattice, recoding, verify
 from anonsql.report import Report
 from anonsql.sql import TableName
 
@@ -220,3 +220,18 @@ def test_ties_go_to_the_lower_node():
 
     for batch in (1, 2, 64):
         assert lattice.search([2, 2], bounds, 1, evaluate, batch=batch).levels == (0, 1)
+
+
+@pytest.mark.parametrize("hierarchy", [None, "age=interval:10"])
+def test_a_table_of_quasi_identifiers_only(engine, make_table, hierarchy, tmp_path):
+    """No column outside the QIs and no class: the non-QI comparison has nothing to compare (it
+    used to bind an empty column list and crash); it is skipped, and a note says so, in the run
+    and in the script."""
+    make_table("qis", {"age": [21, 25, 31, 37, 55], "sex": ["M", "M", "F", "F", "F"]})
+    script = tmp_path / "kanon.sql"
+    report = api.k_anonymize(engine, "qis", "age,sex", None, 2, hierarchy=hierarchy, out="qis_k",
+                             max_suppressed_records=0.2, emit_sql=str(script))
+    assert report.ok and check(engine, "qis_k", "age,sex", 2).ok
+    assert "non-QI columns unchanged" not in {c.name for c in report.checks}
+    assert verify.NOTHING_OUTSIDE in report.notes
+    assert "non-QI columns unchanged" not in script.read_text()
