@@ -150,9 +150,11 @@ def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
     spec = tmp_path / "people.toml"
     spec.write_text('[source]\ntable = "people"\nqi = ["age", "zip", "sex"]\nclass = "income"\n\n'
                     '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_g"\nmax_suppressed_records = 0.2\n'
-                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\n\n[gates]\nk = 2\n')
+                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\nhierarchy_bounds = true\n\n'
+                    '[gates]\nk = 2\n')
     report = anonsql.release_run(str(spec), engine)
     assert report.ok and report.published == ["people_g"]
+    assert {"age_lo", "age_hi"} <= set(get_table(engine, "people_g").column_names)
     manifest = json.loads((tmp_path / "people.release" / "manifest.json").read_text())
     assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in json.dumps(manifest)
     spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
@@ -235,3 +237,93 @@ def test_a_table_of_quasi_identifiers_only(engine, make_table, hierarchy, tmp_pa
     assert "non-QI columns unchanged" not in {c.name for c in report.checks}
     assert verify.NOTHING_OUTSIDE in report.notes
     assert "non-QI columns unchanged" not in script.read_text()
+
+
+#: Eight people over an interval and two calendar QIs (a date, a timestamp), NULLs among them;
+#: `id` pairs each published row with its source row (make_bounded types the calendar columns).
+BOUNDED = {"id": list(range(8)), "age": [21, 24, 26, 29, 33, 35, None, 38],
+           "visit": ["2016-05-02", "2016-05-09", "2016-05-20", "2016-05-30", "2016-06-01", None, "2016-06-17",
+                     "2016-06-30"],
+           "stamp": [f"2016-0{m}-03 10:30:00" for m in (1, 1, 2, 2, 2, 3, 3, 3)]}
+BOUNDED_SPECS = ["age=interval:10,20", "visit=date:month,year", "stamp=date:month"]
+
+
+def make_bounded(engine, make_table):
+    make_table("visits_text", BOUNDED)
+    engine.execute("CREATE TABLE visits AS SELECT id, age, CAST(visit AS DATE) AS visit, "
+                   "CAST(stamp AS TIMESTAMP) AS stamp FROM visits_text")
+
+
+def test_bound_columns_hold_the_source_values(engine, make_table):
+    """--hierarchy-bounds: <col>_lo/<col>_hi beside each interval and date QI, typed as the
+    column, NULL exactly where the label is, and lo <= source < hi (lo = source = hi where the
+    value is kept), row by row against the source."""
+    make_bounded(engine, make_table)
+    report = api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS,
+                             max_suppressed_records=0.25, out="visits_g", hierarchy_bounds=True)
+    assert report.ok and "bound columns hold the source values" in {c.name for c in report.checks}
+    assert report.recoding["bounds"] == {q: [f"{q}_lo", f"{q}_hi"] for q in ("age", "visit", "stamp")}
+    source, out = get_table(engine, "visits"), get_table(engine, "visits_g")
+    assert out.column_names == ["id", "age", "age_lo", "age_hi", "visit", "visit_lo", "visit_hi",
+                                "stamp", "stamp_lo", "stamp_hi"]
+    for q in ("age", "visit", "stamp"):
+        assert out.column(f"{q}_lo").kind == out.column(f"{q}_hi").kind == source.column(q).kind
+    src = {r[0]: r for r in table_rows(engine, "visits")}
+    ranged = 0
+    for row in table_rows(engine, "visits_g"):
+        values = dict(zip(out.column_names, row))
+        for j, q in enumerate(("age", "visit", "stamp"), start=1):
+            x, label, lo, hi = src[row[0]][j], values[q], values[f"{q}_lo"], values[f"{q}_hi"]
+            if label is None:
+                assert lo is None and hi is None, (q, row)
+            else:
+                assert lo <= x < hi or lo == x == hi, (q, row, x)
+                ranged += lo != hi
+    assert ranged > 0  # some value published as a range: the bounds were really tested
+    assert check(engine, "visits_g", "age,visit,stamp", 2).ok
+
+
+def test_wrong_bounds_fail_the_check_and_roll_back(engine, make_table, monkeypatch):
+    make_bounded(engine, make_table)
+    real = recoding.bound_exprs
+
+    def collapsed(h, level, data_type, dialect):  # a range [lo, lo]: its values above lo fall outside
+        lo, hi = real(h, level, data_type, dialect)
+        return (lo, lo.copy()) if 0 < level < h.top else (lo, hi)
+
+    monkeypatch.setattr(recoding, "bound_exprs", collapsed)
+    with pytest.raises(VerificationError, match="bound columns hold the source values"):
+        api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS,
+                        max_suppressed_records=0.25, out="visits_g", hierarchy_bounds=True)
+    assert find_table(engine, TableName("visits_g")) is None
+
+
+def test_bound_columns_refusals(capsys, db, engine, make_table):
+    make_table("people", {**HAND, "age_hi": [1, 2, 3, 4, 5]})
+    for extra, message in [([], "give --hierarchy"), (["--hierarchy", "zip=prefix:1"], "none is given"),
+                           (["--hierarchy", "age=interval:10"], "would add age_hi, already a column")]:
+        code, _, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age,zip,sex", "--k", "2",
+                           "--hierarchy-bounds", "--out", "x", *extra)
+        assert code == 2 and err.count("\n") == 1 and message in err, (extra, err)
+        assert find_table(engine, TableName("x")) is None
+
+
+def test_the_script_writes_and_checks_the_bounds(engine, make_table, tmp_path):
+    """--emit-sql --dry-run with bounds: the script run by hand writes the bound columns the run
+    writes, and its bounds checks return 0 on them."""
+    make_bounded(engine, make_table)
+    script = tmp_path / "visits.sql"
+    api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS, max_suppressed_records=0.25,
+                    out="visits_script", emit_sql=str(script), execute=False, hierarchy_bounds=True)
+    text = script.read_text()
+    engine.execute(text.partition("-- Verification")[0])
+    api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS, max_suppressed_records=0.25,
+                    out="visits_run", hierarchy_bounds=True)
+    assert table_rows(engine, "visits_script") == table_rows(engine, "visits_run")
+    ran = 0
+    for query in text.partition("-- Verification")[2].split(";\n"):
+        if "published ranges" in query:
+            body = "\n".join(line for line in query.splitlines() if not line.startswith("--"))
+            assert engine.fetch_all(body)[0][0] == 0
+            ran += 1
+    assert ran == 3

@@ -19,6 +19,7 @@ from ..catalog import Column, Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..hierarchy import Hierarchy, level_expr
+from ..hierarchy.expressions import BOUNDED_KINDS, bound_exprs
 from ..report import Progress, Report, silent
 from ..stats import scratch_table
 from . import job
@@ -132,8 +133,10 @@ def _level(mask: int, levels: Sequence[int]) -> int:
 
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int,
         hierarchies: Sequence[Hierarchy], max_suppressed: float, *, out: str | None, emit_sql: str | None,
-        execute: bool, in_place: bool, progress: Progress | None = None, **options: Any) -> job.KanonReport:
-    """Search the node, recode the source as a view, run the kanon job on it, check the labels."""
+        execute: bool, in_place: bool, progress: Progress | None = None, bounds: bool = False,
+        **options: Any) -> job.KanonReport:
+    """Search the node, recode the source as a view, run the kanon job on it, check the labels.
+    With `bounds`, each interval or date QI gets `<col>_lo`/`<col>_hi` columns beside it (bound_columns)."""
     if not engine.recodes_globally:
         raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
     if in_place:
@@ -144,20 +147,31 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     if stray:
         raise AnonsqlError(f"--hierarchy names {', '.join(stray)}, not a quasi-identifier (--qi)")
     ordered = [by_column.get(c) or Hierarchy.suppression_only(c) for c in qi]  # a QI without one: value, then ⊥
+    bounded = bound_columns(source, ordered) if bounds else {}
     limit = int(np.floor(max_suppressed * rows + 1e-9))
     chosen, seconds = plan(engine, source, ordered, k, limit, say)
     level_of = {h.column: level for h, level in zip(ordered, chosen.levels)}
     d = engine.dialect
     view = sql.TableName(VIEW, engine.temp_schema)
-    items: list[Any] = [exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
-                        if level_of.get(c.name, 0) else sql.column(c.name) for c in source.columns]
+    items: list[Any] = []
+    columns: list[Column] = []
+    for c in source.columns:
+        items.append(exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
+                     if level_of.get(c.name, 0) else sql.column(c.name))
+        columns.append(Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c)
+        if c.name in bounded:
+            h = ordered[qi.index(c.name)]
+            for name, expr in zip(bounded[c.name], bound_exprs(h, level_of[c.name], c.data_type, d)):
+                items.append(exp.alias_(expr, sql.ident(name)))
+                columns.append(Column(name, c.data_type))
     engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/recoded_view", d, view=view.expr, src=source.expr, item=items))
-    recoded = Table(view.schema or "", view.name, tuple(
-        Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c for c in source.columns))
+    recoded = Table(view.schema or "", view.name, tuple(columns))
 
     def check(report: Report, written: Table) -> None:
         labels(engine, report, source, written, ordered, chosen.levels, class_column)
+        if bounded:
+            bound_check(engine, report, source, written, ordered, chosen.levels, bounded)
 
     out = out or f"{source.name}_k{k}"
     target = sql.TableName.parse(out)
@@ -170,10 +184,16 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
                                                        col=sql.column(h.column), label=level_expr(h, level),
                                                        cls=_class(class_column)))
               for h, level in zip(ordered, chosen.levels)]
+    checks += [(f"{h.column}: published ranges [{lo}, {hi}) that do not hold the source rows of their value, or "
+                f"bounds NULL where the value is not: must return 0",
+                sql.readable("kanon/recoding_bounds_outside", d, **_bounds_bindings(target.expr, source.expr, h, level,
+                                                                                    (lo, hi))))
+               for h, level in zip(ordered, chosen.levels) if h.column in bounded for lo, hi in [bounded[h.column]]]
     try:
         report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
                          emit_sql=emit_sql, execute=execute, in_place=False, progress=progress, also_verify=check,
-                         script_before=before, script_checks=checks, **options)
+                         script_before=before, script_checks=checks,
+                         follows={b: c for c, pair in bounded.items() for b in pair}, **options)
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     report.table = str(source)
@@ -188,6 +208,7 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         "loss_metric": chosen.loss / (rows * len(ordered)) if rows else 0.0, "utility": "loss metric (ARX)",
         "lattice_nodes": chosen.nodes, "nodes_evaluated": chosen.evaluated, "nodes_pruned": chosen.pruned,
         "scans": chosen.scans, "nodes_per_second": chosen.evaluated / seconds if seconds else 0.0,
+        "bounds": {c: list(pair) for c, pair in bounded.items()},
     }
     report.seconds = {"search": seconds, **report.seconds}
     return report
@@ -206,3 +227,38 @@ def labels(engine: Engine, report: Report, source: Table, written: Table, hierar
             bad.append(f"{h.column}: {n} value(s)")
     report.check("values are the source's or its ancestors in the hierarchy", not bad, "kanon/recoding_outside",
                  "; ".join(bad))
+
+
+def bound_columns(source: Table, hierarchies: Sequence[Hierarchy]) -> dict[str, tuple[str, str]]:
+    """--hierarchy-bounds: each interval or date QI's lower/upper bound columns, `<col>_lo` and
+    `<col>_hi`; one error line if the source already has such a column, or no QI can have them."""
+    bounded = {h.column: (f"{h.column}_lo", f"{h.column}_hi") for h in hierarchies if h.kind in BOUNDED_KINDS}
+    if not bounded:
+        raise AnonsqlError("--hierarchy-bounds adds bound columns to interval and date hierarchies; none is given")
+    taken = {c.lower() for c in source.column_names}
+    clash = [name for pair in bounded.values() for name in pair if name.lower() in taken]
+    if clash:
+        raise AnonsqlError(f"--hierarchy-bounds would add {', '.join(clash)}, already a column of {source}")
+    return bounded
+
+
+def _bounds_bindings(out: exp.Table, src: exp.Table, h: Hierarchy, level: int, names: Sequence[str]
+                     ) -> dict[str, Any]:
+    """The bindings of sql/kanon/recoding_bounds_outside.sql for QI `h` at `level`, bounds `names`."""
+    return dict(out=out, src=src, col=sql.column(h.column), lo=sql.column(names[0]), hi=sql.column(names[1]),
+                label=level_expr(h, level), x=sql.column(h.column, "s"))
+
+
+def bound_check(engine: Engine, report: Report, source: Table, written: Table, hierarchies: Sequence[Hierarchy],
+                levels: Sequence[int], bounded: dict[str, tuple[str, str]]) -> None:
+    """Record the check that every published range [lo, hi) holds the source rows of its value and is
+    NULL where the value is ⊥ (sql/kanon/recoding_bounds_outside.sql), one count per bounded QI."""
+    bad = []
+    for h, level in zip(hierarchies, levels):
+        if h.column in bounded:
+            text, params = sql.render("kanon/recoding_bounds_outside", engine.dialect,
+                                      **_bounds_bindings(written.expr, source.expr, h, level, bounded[h.column]))
+            n = int(engine.fetch_all(text, params)[0][0])
+            if n:
+                bad.append(f"{h.column}: {n} row(s)")
+    report.check("bound columns hold the source values", not bad, "kanon/recoding_bounds_outside", "; ".join(bad))

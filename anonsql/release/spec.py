@@ -83,7 +83,7 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
     "kanon": {"qi": "names", "class": "str", "k": "int", "cost": "str", "alpha": "number", "seed": "int",
               "drop": "names", "pseudonymize": "names", "key_file": "str", "l_diversity": "int_map",
               "entropy_l": "number_map", "recursive_cl": "str_map", "t_closeness": "number_map",
-              "hierarchies": "str_map", "max_suppressed_records": "number"},
+              "hierarchies": "str_map", "max_suppressed_records": "number", "hierarchy_bounds": "bool"},
     "protect": {"key": "str", "method": "str", "target": "str", "rows": "keys", "cells": "cells", "attrs": "names",
                 "top_k": "int", "seed": "int", "taxonomies": "str_map", "qi": "names", "k": "int"},
     "nbc": {"class": "str", "attrs": "names", "rho": "number_or_str", "prior": "prior", "r": "number_or_str",
