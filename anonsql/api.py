@@ -164,7 +164,7 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
                   "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
                                        bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
                   "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records"),
-                  "hierarchy_bounds": bool})
+                  "hierarchy_bounds": bool, "search_utility": StrOptions(("loss", "mar"), label="--search-utility")})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
@@ -173,7 +173,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
                 entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
                 hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
-                max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False) -> KanonReport:
+                max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False,
+                search_utility: str = "loss") -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -188,7 +189,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     `hierarchy` ('COL=KIND:ARGS' texts or {col: spec}, anonsql.hierarchy) generalizes those QIs
     first, at the lattice node of least loss metric leaving at most `max_suppressed_records` of
     the rows in classes below k (anonsql.kanon.recoding), then suppresses; `hierarchy_bounds` adds
-    <col>_lo/<col>_hi columns (the source's type, NULL where suppressed) beside interval and date QIs.
+    <col>_lo/<col>_hi columns (the source's type, NULL where suppressed) beside interval and date QIs;
+    `search_utility` 'mar' has the search minimise the papers' MAR cost (KL) instead of ARX's loss metric.
     """
     from .kanon import entry as _kanon_entry
 
@@ -199,7 +201,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
                                         recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
                                         max_suppressed_records=max_suppressed_records,
-                                        hierarchy_bounds=hierarchy_bounds)
+                                        hierarchy_bounds=hierarchy_bounds, search_utility=search_utility)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

@@ -63,6 +63,9 @@ _EPILOG = (
                    "interval:W,..., prefix:N,..., date:P,..., taxonomy:NAME")
 @click.option("--max-suppressed-records", type=click.FloatRange(0, 1), default=0.05, show_default=True,
               metavar="SHARE", help="with --hierarchy: the share of rows the recoding may leave to suppression")
+@click.option("--search-utility", "search_utility", type=click.Choice(["loss", "mar"]), default="loss",
+              show_default=True, help="with --hierarchy: what the search minimises, ARX's loss metric or the papers' "
+                                      "MAR cost (KL of the class-conditional distributions)")
 @click.option("--hierarchy-bounds", "hierarchy_bounds", is_flag=True,
               help="with --hierarchy: also write COL_lo and COL_hi (COL's type, NULL where suppressed) beside each "
                    "interval or date QI, the range [lo, hi) its label stands for, so analysts can still filter")
@@ -74,6 +77,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
           t_closeness: str | None, hierarchy: tuple[str, ...], max_suppressed_records: float, hierarchy_bounds: bool,
+          search_utility: str,
           changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
@@ -92,7 +96,8 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
                              key_file=key_file, changes=changes, emit_sql=emit_sql, l_diversity=l_diversity,
                              entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
                              hierarchy=list(hierarchy) or None, max_suppressed_records=max_suppressed_records,
-                             hierarchy_bounds=hierarchy_bounds, execute=options.execute(dry_run, emit_sql),
+                             hierarchy_bounds=hierarchy_bounds, search_utility=search_utility,
+                             execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)
 

@@ -80,7 +80,8 @@ class KanonReport(Report):
                          + (f"; {before:,} already empty (NULL) in the source, not counted" if before else ""))
         if self.recoding:
             r = self.recoding
-            lines.append(f"  generalized first (global recoding, optimal by {r['utility']} {r['loss_metric']:.4f}; "
+            score = r["kl_divergence"] if "kl_divergence" in r else r["loss_metric"]  # by --search-utility
+            lines.append(f"  generalized first (global recoding, optimal by {r['utility']} {score:.4f}; "
                          f"{r['records_in_small_classes']:,} rows left in classes below k, limit "
                          f"{r['max_suppressed_records']:.1%}; {r['nodes_evaluated']:,} of {r['lattice_nodes']:,} "
                          f"lattice nodes evaluated, {r['nodes_per_second']:,.0f} per second):")
