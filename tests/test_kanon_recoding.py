@@ -147,18 +147,25 @@ def test_kanon_hierarchy_cli_and_refusals(capsys, db, engine, make_table):
     assert code == 2 and "1.5" in err
 
 
+def release_kanon(engine, tmp_path, table, qi, cls, keys):
+    """Release `table` by one kanon step (k = 2, out <table>_g) with the step's extra `keys`:
+    the spec file, the run's report and its manifest as JSON text."""
+    spec = tmp_path / f"{table}.toml"
+    spec.write_text(f'[source]\ntable = "{table}"\nqi = {qi}\nclass = "{cls}"\n\n'
+                    f'[[steps]]\nkind = "kanon"\nk = 2\nout = "{table}_g"\n{keys}\n\n[gates]\nk = 2\n')
+    report = anonsql.release_run(str(spec), engine)
+    manifest = json.dumps(json.loads((tmp_path / f"{table}.release" / "manifest.json").read_text()))
+    return spec, report, manifest
+
+
 def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
     make_table("people", HAND)
-    spec = tmp_path / "people.toml"
-    spec.write_text('[source]\ntable = "people"\nqi = ["age", "zip", "sex"]\nclass = "income"\n\n'
-                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_g"\nmax_suppressed_records = 0.2\n'
-                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\nhierarchy_bounds = true\n\n'
-                    '[gates]\nk = 2\n')
-    report = anonsql.release_run(str(spec), engine)
+    spec, report, manifest = release_kanon(engine, tmp_path, "people", '["age", "zip", "sex"]', "income",
+                                           'max_suppressed_records = 0.2\nhierarchy_bounds = true\n'
+                                           'hierarchies = { age = "interval:10,20", zip = "prefix:1" }')
     assert report.ok and report.published == ["people_g"]
     assert {"age_lo", "age_hi"} <= set(get_table(engine, "people_g").column_names)
-    manifest = json.loads((tmp_path / "people.release" / "manifest.json").read_text())
-    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in json.dumps(manifest)
+    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in manifest
     spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
     with pytest.raises(AnonsqlError, match=r"^\S*people\.toml:\d+: bad hierarchy zip='prefix:0'"):
         anonsql.release_run(str(spec), engine, replace=True)
@@ -420,12 +427,8 @@ def test_release_kanon_step_takes_the_search_utility(engine, make_table, tmp_pat
     make_table("xy", {"x": [r[0] for r in rows], "y": [r[1] for r in rows], "c": [r[2] for r in rows]})
     scores = exhaustive(rows, XY, 2, 1, with_class=True)
     best = min(scores, key=lambda node: (round(scores[node][1], 9), sum(node), node))
-    spec = tmp_path / "xy.toml"
-    spec.write_text('[source]\ntable = "xy"\nqi = ["x", "y"]\nclass = "c"\n\n'
-                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "xy_g"\n'
-                    'max_suppressed_records = 0.1\nsearch_utility = "mar"\n'
-                    'hierarchies = { x = "interval:10", y = "interval:10" }\n\n[gates]\nk = 2\n')
-    report = anonsql.release_run(str(spec), engine)
+    _, report, manifest = release_kanon(engine, tmp_path, "xy", '["x", "y"]', "c",
+                                        'max_suppressed_records = 0.1\nsearch_utility = "mar"\n'
+                                        'hierarchies = { x = "interval:10", y = "interval:10" }')
     assert report.ok
-    manifest = json.dumps(json.loads((tmp_path / "xy.release" / "manifest.json").read_text()))
     assert '"utility": "MAR cost' in manifest and f'"levels": {{"x": {best[0]}, "y": {best[1]}}}' in manifest
