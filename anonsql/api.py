@@ -163,7 +163,8 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
                   "pseudonymize": NAMES, "restore": bool, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
                   "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
                                        bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
-                  "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records")})
+                  "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records"),
+                  "hierarchy_bounds": bool, "search_utility": StrOptions(("loss", "mar"), label="--search-utility")})
 def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_column: str | None, k: int, *,
                 cost: str = "mar", alpha: float = 1.0, seed: int = 0, out: str | None = None,
                 in_place: bool = False, replace: bool = False, emit_sql: str | None = None,
@@ -172,7 +173,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                 key_file: str | None = None, changes: str | None = None, l_diversity: Limits = None,
                 entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
                 hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
-                max_suppressed_records: float = 0.05, restore: bool = False) -> KanonReport:
+                max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False,
+                search_utility: str = "loss", restore: bool = False) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -186,7 +188,9 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     `t_closeness` ({col: T}) are enforced as constraints of the same loop and checked by SQL.
     `hierarchy` ('COL=KIND:ARGS' texts or {col: spec}, anonsql.hierarchy) generalizes those QIs
     first, at the lattice node of least loss metric leaving at most `max_suppressed_records` of
-    the rows in classes below k (anonsql.kanon.recoding), then suppresses.
+    the rows in classes below k (anonsql.kanon.recoding), then suppresses; `hierarchy_bounds` adds
+    <col>_lo/<col>_hi columns (the source's type, NULL where suppressed) beside interval and date QIs;
+    `search_utility` 'mar' has the search minimise the papers' MAR cost (KL) instead of ARX's loss metric.
     `restore=True` then gives blanked cells back while every class keeps k and those models
     (anonsql.kanon.restore: not the paper's; fewer blanks, a different trade-off).
     """
@@ -198,7 +202,9 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         progress=progress, drop=drop, pseudonymize=pseudonymize, key_file=key_file,
                                         changes=changes, l_diversity=l_diversity, entropy_l=entropy_l,
                                         recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
-                                        max_suppressed_records=max_suppressed_records, restore=restore)
+                                        max_suppressed_records=max_suppressed_records,
+                                        hierarchy_bounds=hierarchy_bounds, search_utility=search_utility,
+                                        restore=restore)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

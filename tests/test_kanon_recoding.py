@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -16,7 +18,7 @@ from anonsql import api, check
 from anonsql.catalog import find_table, get_table
 from anonsql.errors import AnonsqlError, VerificationError
 from anonsql.hierarchy import parse_all
-from anonsql.kanon import lattice, recoding
+from anonsql.kanon import lattice, recoding, verify
 from anonsql.report import Report
 from anonsql.sql import TableName
 
@@ -145,16 +147,25 @@ def test_kanon_hierarchy_cli_and_refusals(capsys, db, engine, make_table):
     assert code == 2 and "1.5" in err
 
 
+def release_kanon(engine, tmp_path, table, qi, cls, keys):
+    """Release `table` by one kanon step (k = 2, out <table>_g) with the step's extra `keys`:
+    the spec file, the run's report and its manifest as JSON text."""
+    spec = tmp_path / f"{table}.toml"
+    spec.write_text(f'[source]\ntable = "{table}"\nqi = {qi}\nclass = "{cls}"\n\n'
+                    f'[[steps]]\nkind = "kanon"\nk = 2\nout = "{table}_g"\n{keys}\n\n[gates]\nk = 2\n')
+    report = anonsql.release_run(str(spec), engine)
+    manifest = json.dumps(json.loads((tmp_path / f"{table}.release" / "manifest.json").read_text()))
+    return spec, report, manifest
+
+
 def test_release_kanon_step_takes_hierarchies(engine, make_table, tmp_path):
     make_table("people", HAND)
-    spec = tmp_path / "people.toml"
-    spec.write_text('[source]\ntable = "people"\nqi = ["age", "zip", "sex"]\nclass = "income"\n\n'
-                    '[[steps]]\nkind = "kanon"\nk = 2\nout = "people_g"\nmax_suppressed_records = 0.2\n'
-                    'hierarchies = { age = "interval:10,20", zip = "prefix:1" }\n\n[gates]\nk = 2\n')
-    report = anonsql.release_run(str(spec), engine)
+    spec, report, manifest = release_kanon(engine, tmp_path, "people", '["age", "zip", "sex"]', "income",
+                                           'max_suppressed_records = 0.2\nhierarchy_bounds = true\n'
+                                           'hierarchies = { age = "interval:10,20", zip = "prefix:1" }')
     assert report.ok and report.published == ["people_g"]
-    manifest = json.loads((tmp_path / "people.release" / "manifest.json").read_text())
-    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in json.dumps(manifest)
+    assert {"age_lo", "age_hi"} <= set(get_table(engine, "people_g").column_names)
+    assert '"levels": {"age": 1, "zip": 1, "sex": 0}' in manifest
     spec.write_text(spec.read_text().replace('"prefix:1"', '"prefix:0"'))
     with pytest.raises(AnonsqlError, match=r"^\S*people\.toml:\d+: bad hierarchy zip='prefix:0'"):
         anonsql.release_run(str(spec), engine, replace=True)
@@ -220,3 +231,204 @@ def test_ties_go_to_the_lower_node():
 
     for batch in (1, 2, 64):
         assert lattice.search([2, 2], bounds, 1, evaluate, batch=batch).levels == (0, 1)
+
+
+@pytest.mark.parametrize("hierarchy", [None, "age=interval:10"])
+def test_a_table_of_quasi_identifiers_only(engine, make_table, hierarchy, tmp_path):
+    """No column outside the QIs and no class: the non-QI comparison has nothing to compare (it
+    used to bind an empty column list and crash); it is skipped, and a note says so, in the run
+    and in the script."""
+    make_table("qis", {"age": [21, 25, 31, 37, 55], "sex": ["M", "M", "F", "F", "F"]})
+    script = tmp_path / "kanon.sql"
+    report = api.k_anonymize(engine, "qis", "age,sex", None, 2, hierarchy=hierarchy, out="qis_k",
+                             max_suppressed_records=0.2, emit_sql=str(script))
+    assert report.ok and check(engine, "qis_k", "age,sex", 2).ok
+    assert "non-QI columns unchanged" not in {c.name for c in report.checks}
+    assert verify.NOTHING_OUTSIDE in report.notes
+    assert "non-QI columns unchanged" not in script.read_text()
+
+
+#: Eight people over an interval and two calendar QIs (a date, a timestamp), NULLs among them;
+#: `id` pairs each published row with its source row (make_bounded types the calendar columns).
+BOUNDED = {"id": list(range(8)), "age": [21, 24, 26, 29, 33, 35, None, 38],
+           "visit": ["2016-05-02", "2016-05-09", "2016-05-20", "2016-05-30", "2016-06-01", None, "2016-06-17",
+                     "2016-06-30"],
+           "stamp": [f"2016-0{m}-03 10:30:00" for m in (1, 1, 2, 2, 2, 3, 3, 3)]}
+BOUNDED_SPECS = ["age=interval:10,20", "visit=date:month,year", "stamp=date:month"]
+
+
+def make_bounded(engine, make_table):
+    make_table("visits_text", BOUNDED)
+    engine.execute("CREATE TABLE visits AS SELECT id, age, CAST(visit AS DATE) AS visit, "
+                   "CAST(stamp AS TIMESTAMP) AS stamp FROM visits_text")
+
+
+def test_bound_columns_hold_the_source_values(engine, make_table):
+    """--hierarchy-bounds: <col>_lo/<col>_hi beside each interval and date QI, typed as the
+    column, NULL exactly where the label is, and lo <= source < hi (lo = source = hi where the
+    value is kept), row by row against the source."""
+    make_bounded(engine, make_table)
+    report = api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS,
+                             max_suppressed_records=0.25, out="visits_g", hierarchy_bounds=True)
+    assert report.ok and "bound columns hold the source values" in {c.name for c in report.checks}
+    assert report.recoding["bounds"] == {q: [f"{q}_lo", f"{q}_hi"] for q in ("age", "visit", "stamp")}
+    source, out = get_table(engine, "visits"), get_table(engine, "visits_g")
+    assert out.column_names == ["id", "age", "age_lo", "age_hi", "visit", "visit_lo", "visit_hi",
+                                "stamp", "stamp_lo", "stamp_hi"]
+    for q in ("age", "visit", "stamp"):
+        assert out.column(f"{q}_lo").kind == out.column(f"{q}_hi").kind == source.column(q).kind
+    src = {r[0]: r for r in table_rows(engine, "visits")}
+    ranged = 0
+    for row in table_rows(engine, "visits_g"):
+        values = dict(zip(out.column_names, row))
+        for j, q in enumerate(("age", "visit", "stamp"), start=1):
+            x, label, lo, hi = src[row[0]][j], values[q], values[f"{q}_lo"], values[f"{q}_hi"]
+            if label is None:
+                assert lo is None and hi is None, (q, row)
+            else:
+                assert lo <= x < hi or lo == x == hi, (q, row, x)
+                ranged += lo != hi
+    assert ranged > 0  # some value published as a range: the bounds were really tested
+    assert check(engine, "visits_g", "age,visit,stamp", 2).ok
+
+
+def test_wrong_bounds_fail_the_check_and_roll_back(engine, make_table, monkeypatch):
+    make_bounded(engine, make_table)
+    real = recoding.bound_exprs
+
+    def collapsed(h, level, data_type, dialect):  # a range [lo, lo]: its values above lo fall outside
+        lo, hi = real(h, level, data_type, dialect)
+        return (lo, lo.copy()) if 0 < level < h.top else (lo, hi)
+
+    monkeypatch.setattr(recoding, "bound_exprs", collapsed)
+    with pytest.raises(VerificationError, match="bound columns hold the source values"):
+        api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS,
+                        max_suppressed_records=0.25, out="visits_g", hierarchy_bounds=True)
+    assert find_table(engine, TableName("visits_g")) is None
+
+
+def test_bound_columns_refusals(capsys, db, engine, make_table):
+    make_table("people", {**HAND, "age_hi": [1, 2, 3, 4, 5]})
+    for extra, message in [([], "give --hierarchy"), (["--hierarchy", "zip=prefix:1"], "none is given"),
+                           (["--hierarchy", "age=interval:10"], "would add age_hi, already a column")]:
+        code, _, err = run(capsys, "kanon", "--db", db, "--table", "people", "--qi", "age,zip,sex", "--k", "2",
+                           "--hierarchy-bounds", "--out", "x", *extra)
+        assert code == 2 and err.count("\n") == 1 and message in err, (extra, err)
+        assert find_table(engine, TableName("x")) is None
+
+
+def test_the_script_writes_and_checks_the_bounds(engine, make_table, tmp_path):
+    """--emit-sql --dry-run with bounds: the script run by hand writes the bound columns the run
+    writes, and its bounds checks return 0 on them."""
+    make_bounded(engine, make_table)
+    script = tmp_path / "visits.sql"
+    api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS, max_suppressed_records=0.25,
+                    out="visits_script", emit_sql=str(script), execute=False, hierarchy_bounds=True)
+    text = script.read_text()
+    engine.execute(text.partition("-- Verification")[0])
+    api.k_anonymize(engine, "visits", "age,visit,stamp", None, 2, hierarchy=BOUNDED_SPECS, max_suppressed_records=0.25,
+                    out="visits_run", hierarchy_bounds=True)
+    assert table_rows(engine, "visits_script") == table_rows(engine, "visits_run")
+    ran = 0
+    for query in text.partition("-- Verification")[2].split(";\n"):
+        if "published ranges" in query:
+            body = "\n".join(line for line in query.splitlines() if not line.startswith("--"))
+            assert engine.fetch_all(body)[0][0] == 0
+            ran += 1
+    assert ran == 3
+
+
+def exhaustive(rows, specs, k, limit, with_class=False):
+    """Every feasible node's (loss metric, MAR cost) from Python alone (the hierarchies' label
+    oracle, no SQL): rows in classes below k suppressed whole, as the search scores a node. LM: a
+    label L loses (leaves under L - 1)/(D - 1), ⊥ 1, averaged over the cells; MAR: Σ over the
+    cells of ln N(x, c) - ln N(L, c) + ln |leaves under L| (⊥: ln N(x, c) - ln N(c) + ln D), / N."""
+    hs = parse_all(specs)
+    classes = [r[-1] if with_class else 0 for r in rows]
+    out = {}
+    for node in itertools.product(*(range(h.top + 1) for h in hs)):
+        labels = [tuple(h.label(r[j], level) for j, (h, level) in enumerate(zip(hs, node))) for r in rows]
+        small = [labels.count(t) < k for t in labels]
+        if sum(small) > limit:
+            continue
+        lm = mar = 0.0
+        for j, (h, level) in enumerate(zip(hs, node)):
+            col = [r[j] for r in rows]
+            leaves = {x for x in col if x is not None}
+            under = Counter(h.label(x, level) for x in leaves)
+            nxc, nc = Counter(zip(col, classes)), Counter(classes)
+            nlc = Counter((h.label(x, level), c) for x, c in zip(col, classes))
+            for x, c, alone in zip(col, classes, small):
+                label = None if alone else h.label(x, level)
+                if label is None:
+                    lm += 1
+                    mar += 0 if x is None else math.log(nxc[x, c] / nc[c] * len(leaves))
+                else:
+                    lm += (under[label] - 1) / max(len(leaves) - 1, 1)
+                    mar += math.log(nxc[x, c] / nlc[label, c] * under[label])
+        out[node] = (lm / (len(rows) * len(hs)), mar / len(rows))
+    return out
+
+
+#: Ten (x, y) pairs where ARX's loss metric and the MAR cost disagree (k = 2, one row may be left
+#: alone): LM keeps y whole and cuts x into tens (0.3 against 0.5 for both in tens), while x in
+#: tens leaves y's class-conditional distribution far from the data (KL 0.069 against 0.057 for
+#: both in tens, whose ranges hold their values more evenly).
+DISAGREE = [(3, 2), (11, 10), (13, 11), (0, 2), (2, 12), (13, 10), (10, 11), (2, 2), (12, 12), (12, 12)]
+XY = ["x=interval:10", "y=interval:10"]
+
+
+def test_the_two_utilities_pick_different_nodes(engine, make_table):
+    """The golden lattice: each utility's node is the exhaustive Python optimum of its own score
+    (ties: the lower node, then smaller levels), the two differ, and each run reports its score."""
+    make_table("xy", {"x": [r[0] for r in DISAGREE], "y": [r[1] for r in DISAGREE]})
+    scores = exhaustive(DISAGREE, XY, 2, 1)
+    chosen = {}
+    for i, (utility, key) in enumerate([("loss", "loss_metric"), ("mar", "kl_divergence")]):
+        report = api.k_anonymize(engine, "xy", "x,y", None, 2, hierarchy=XY, max_suppressed_records=0.1,
+                                 out=f"xy_{utility}", search_utility=utility)
+        best = min(scores, key=lambda node: (round(scores[node][i], 9), sum(node), node))
+        levels = tuple(report.recoding["levels"][q] for q in ("x", "y"))
+        assert levels == best and report.recoding[key] == pytest.approx(scores[best][i]) and report.ok
+        chosen[utility] = levels
+    assert chosen["loss"] != chosen["mar"]
+    assert "optimal by MAR cost (KL of the class-conditional distributions) 0.0575" in "\n".join(report.lines())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_mar_search_with_a_class_is_the_exhaustive_optimum(engine, make_table, seed):
+    """With --class the MAR cost is per class (p(x|c)): random small tables, the search's node and
+    KL against the exhaustive Python scores."""
+    rng = np.random.default_rng(seed)
+    rows = [(int(rng.choice([20, 23, 27, 31, 36, 44])), str(rng.choice(["12", "13", "34"])),
+             str(rng.choice(["a", "b"]))) for _ in range(14)]
+    make_table("t", {"age": [r[0] for r in rows], "zip": [r[1] for r in rows], "income": [r[2] for r in rows]})
+    specs = ["age=interval:10,20", "zip=prefix:1"]
+    scores = exhaustive(rows, specs, 2, 2, with_class=True)
+    report = api.k_anonymize(engine, "t", "age,zip", "income", 2, hierarchy=specs, max_suppressed_records=2 / 14,
+                             out="t_mar", search_utility="mar")
+    best = min(scores, key=lambda node: (round(scores[node][1], 9), sum(node), node))
+    assert tuple(report.recoding["levels"].values()) == best
+    assert report.recoding["kl_divergence"] == pytest.approx(scores[best][1]) and report.ok
+
+
+def test_a_bad_search_utility_is_one_error(capsys, db, engine, make_table):
+    make_table("xy", {"x": [r[0] for r in DISAGREE], "y": [r[1] for r in DISAGREE]})
+    code, _, err = run(capsys, "kanon", "--db", db, "--table", "xy", "--qi", "x,y", "--k", "2",
+                       "--hierarchy", "x=interval:10", "--search-utility", "ham", "--out", "x2")
+    assert code == 2 and err.count("\n") == 1 and "ham" in err
+    with pytest.raises(AnonsqlError, match="search-utility 'kl'"):
+        api.k_anonymize(engine, "xy", "x,y", None, 2, hierarchy=XY, search_utility="kl")
+    assert find_table(engine, TableName("x2")) is None
+
+
+def test_release_kanon_step_takes_the_search_utility(engine, make_table, tmp_path):
+    rows = [(x, y, "ab"[i % 2]) for i, (x, y) in enumerate(DISAGREE)]
+    make_table("xy", {"x": [r[0] for r in rows], "y": [r[1] for r in rows], "c": [r[2] for r in rows]})
+    scores = exhaustive(rows, XY, 2, 1, with_class=True)
+    best = min(scores, key=lambda node: (round(scores[node][1], 9), sum(node), node))
+    _, report, manifest = release_kanon(engine, tmp_path, "xy", '["x", "y"]', "c",
+                                        'max_suppressed_records = 0.1\nsearch_utility = "mar"\n'
+                                        'hierarchies = { x = "interval:10", y = "interval:10" }')
+    assert report.ok
+    assert '"utility": "MAR cost' in manifest and f'"levels": {{"x": {best[0]}, "y": {best[1]}}}' in manifest

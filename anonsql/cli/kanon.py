@@ -66,6 +66,12 @@ _EPILOG = (
 @click.option("--restore", is_flag=True,
               help="after the loop, give blanked cells back greedily while every class keeps k and every model "
                    "(not the paper's: fewer blanks, the cost's choices no longer final)")
+@click.option("--search-utility", "search_utility", type=click.Choice(["loss", "mar"]), default="loss",
+              show_default=True, help="with --hierarchy: what the search minimises, ARX's loss metric or the papers' "
+                                      "MAR cost (KL of the class-conditional distributions)")
+@click.option("--hierarchy-bounds", "hierarchy_bounds", is_flag=True,
+              help="with --hierarchy: also write COL_lo and COL_hi (COL's type, NULL where suppressed) beside each "
+                   "interval or date QI, the range [lo, hi) its label stands for, so analysts can still filter")
 @click.option("--changes", metavar="TABLE",
               help="also write a PRIVATE table of every blanked cell: group number and original values, column, "
                    "original value, rows")
@@ -73,7 +79,8 @@ _EPILOG = (
 def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None, k: int, cost: str, alpha: float,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
-          t_closeness: str | None, hierarchy: tuple[str, ...], max_suppressed_records: float, restore: bool,
+          t_closeness: str | None, hierarchy: tuple[str, ...], max_suppressed_records: float, hierarchy_bounds: bool,
+          search_utility: str, restore: bool,
           changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
@@ -92,7 +99,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
                              key_file=key_file, changes=changes, emit_sql=emit_sql, l_diversity=l_diversity,
                              entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
                              hierarchy=list(hierarchy) or None, max_suppressed_records=max_suppressed_records,
-                             restore=restore,
+                             hierarchy_bounds=hierarchy_bounds, search_utility=search_utility, restore=restore,
                              execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

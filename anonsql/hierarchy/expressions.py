@@ -38,6 +38,35 @@ def level_expr(h: Hierarchy, level: int) -> exp.Expr:
     return _taxonomy_case(h, level)
 
 
+#: The hierarchy kinds that can publish lower/upper bound columns beside their labels (--hierarchy-bounds).
+BOUNDED_KINDS = ("interval", "date")
+#: A calendar period's length, added to its first instant for the open upper bound.
+_PERIOD_LENGTH = {"day": (1, "DAY"), "week": (7, "DAY"), "month": (1, "MONTH"), "quarter": (3, "MONTH"),
+                  "year": (1, "YEAR")}
+
+
+def bound_exprs(h: Hierarchy, level: int, data_type: str, dialect: str) -> tuple[exp.Expr, exp.Expr]:
+    """The lower (closed) and upper (open) bound of column `h.column`'s label at `level`, typed as
+    the column (`data_type`, as `dialect`'s catalog spells it): the range [lo, hi) of an interval
+    (sql/hierarchy/interval_lower.sql) or a calendar period (period_lower.sql); the value itself
+    twice at level 0, NULL at ⊥. Only for the BOUNDED_KINDS."""
+    assert h.kind in BOUNDED_KINDS
+    typ = exp.DataType.build(data_type, dialect=dialect)
+    col = sql.column(h.column)
+    if level == 0:
+        return exp.cast(col, typ), exp.cast(col.copy(), typ)
+    if level == h.top:
+        return exp.cast(exp.null(), typ), exp.cast(exp.null(), typ)
+    step = h.steps[level - 1]
+    if h.kind == "interval":
+        lo = sql.fragment("hierarchy/interval_lower", col=col, width=exp.convert(step))
+        return exp.cast(lo, typ), exp.cast(exp.Add(this=lo.copy(), expression=exp.convert(step)), typ)
+    lo = sql.fragment("hierarchy/period_lower", col=col, unit=exp.convert(step))
+    n, unit = _PERIOD_LENGTH[step]
+    hi = exp.Add(this=lo.copy(), expression=exp.Interval(this=exp.convert(str(n)), unit=exp.var(unit)))
+    return exp.cast(lo, typ), exp.cast(hi, typ)
+
+
 def _taxonomy_case(h: Hierarchy, level: int) -> exp.Expr:
     """CASE CAST(x AS VARCHAR) WHEN node THEN its label at `level` ... END over every node of
     the stored taxonomy, its labels inlined as literals."""

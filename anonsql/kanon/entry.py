@@ -28,12 +28,18 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                 key_file: str | None = None, changes: str | None = None, script: bool = False,
                 l_diversity: Limits = None, entropy_l: Limits = None, recursive_cl: Limits = None,
                 t_closeness: Limits = None, hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
-                max_suppressed_records: float = 0.05, restore: bool = False) -> job.KanonReport:
+                max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False,
+                search_utility: str = "loss", restore: bool = False) -> job.KanonReport:
     """See anonsql.api.k_anonymize; `script` builds the reviewable script (report.script) without
     writing it anywhere (`emit_sql` builds and writes it). `hierarchy` generalizes first
-    (anonsql.kanon.recoding): 'COL=KIND:ARGS' texts or {column: spec}."""
+    (anonsql.kanon.recoding): 'COL=KIND:ARGS' texts or {column: spec}; `hierarchy_bounds` adds
+    the bound columns of its interval and date QIs; `search_utility` what the search minimises
+    (recoding.UTILITIES)."""
     k = validate.k(k)
     hierarchies = parse_all(hierarchy)
+    if hierarchy_bounds and not hierarchies:
+        raise AnonsqlError("--hierarchy-bounds bounds --hierarchy's intervals and dates: give --hierarchy")
+    utility = validate.choice("search utility", search_utility, recoding.UTILITIES)
     share = validate.number(max_suppressed_records, "--max-suppressed-records (a share of the rows)", minimum=0)
     if share > 1:
         raise AnonsqlError(f"--max-suppressed-records is a share of the rows, 0 to 1; got {max_suppressed_records!r}")
@@ -64,7 +70,8 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
         return recoding.run(engine, tab, rows, qi_cols, cls, k, resolve(engine, tab, hierarchies), share, out=out,
                             emit_sql=emit_sql, execute=execute, in_place=in_place, progress=progress, cost=cost,
                             alpha=alpha, seed=seed, replace=replace, drop=dropped, pseudonymize=pseudo, key=key,
-                            changes=changes, script=script, models=models, restore=restore)
+                            changes=changes, script=script, models=models, bounds=hierarchy_bounds,
+                            utility=utility, restore=restore)
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                    progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script,

@@ -7,7 +7,7 @@ inside it, which rolls back the new table (or, in place, every change to the sou
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_dc
@@ -81,7 +81,8 @@ class KanonReport(Report):
                          + (f"; {before:,} already empty (NULL) in the source, not counted" if before else ""))
         if self.recoding:
             r = self.recoding
-            lines.append(f"  generalized first (global recoding, optimal by {r['utility']} {r['loss_metric']:.4f}; "
+            score = r["kl_divergence"] if "kl_divergence" in r else r["loss_metric"]  # by --search-utility
+            lines.append(f"  generalized first (global recoding, optimal by {r['utility']} {score:.4f}; "
                          f"{r['records_in_small_classes']:,} rows left in classes below k, limit "
                          f"{r['max_suppressed_records']:.1%}; {r['nodes_evaluated']:,} of {r['lattice_nodes']:,} "
                          f"lattice nodes evaluated, {r['nodes_per_second']:,.0f} per second):")
@@ -144,7 +145,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
         changes: str | None = None, script: bool = False, models: Sequence[Model] = (),
         also_verify: Callable[[Report, Table], None] | None = None,
         script_before: Sequence[tuple[str, str]] = (), script_checks: Sequence[tuple[str, str]] = (),
-        restore: bool = False) -> KanonReport:
+        follows: Mapping[str, str] | None = None, restore: bool = False) -> KanonReport:
     """Run the whole job on validated input (see anonsql.api.k_anonymize for the checks).
 
     The reviewable script is built (report.script) with `emit_sql` (then written there) or `script`.
@@ -154,6 +155,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     beside k and re-checked by SQL on the output (verify.diversity); `also_verify(report, written)`
     records a caller's own checks in the same transaction (kanon.recoding's labels); the script then
     opens with `script_before` and ends with `script_checks` (their statements, as a reviewer runs them).
+    A copy's columns in `follows` turn NULL with their QI (kanon.recoding's bound columns), checked by the caller.
     """
     say = progress or silent
     identifiers.check_same_text(engine, source, pseudonymize)
@@ -204,13 +206,13 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     out_columns = [c for c in source.column_names if c not in drop]
     with report.timed("loop"):
         result, unique = _beside(loop, lambda: identifiers.scan(
-            engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize]), named=target)
+            engine, source, identifiers.unlisted(out_columns, [*qi, *pseudonymize, *(follows or {})]), named=target)
             if execute else [])
     say(f"loop: {result.iterations:,} merges ({report.seconds['loop']:.2f} s)")
     # a copy drops and pseudonymizes inside its CREATE TABLE AS SELECT; in place, statements follow the UPDATE
     plan = suppression_plan(source.expr, target.expr, groups, cls, result.final_codes, source.column_names,
                             copy=not in_place, one_class=class_column is None, drop=() if in_place else drop,
-                            pseudonymize=() if in_place else pseudonymize)
+                            pseudonymize=() if in_place else pseudonymize, follows=follows)
     report.iterations, report.groups, report.changed_groups = result.iterations, len(groups.counts), len(plan.rows)
     report.restored_cells = result.restored_cells if restore else None
     report.gamma_sum = float(np.sum(result.gammas))
@@ -221,7 +223,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
     if emit_sql or script:
         extra = identifiers.script_steps(engine.dialect, target.expr, drop=drop, pseudonymize=pseudonymize) \
             if in_place else []
-        title, warnings, checks = _script_texts(engine.dialect, report, source, target, models)
+        title, warnings, checks = _script_texts(engine.dialect, report, source, target, models, follows or {})
         report.script = plan.script(engine.dialect, title, warnings, [*checks, *script_checks],
                                     replace=replaced is not None, extra=extra, before=script_before)
         if emit_sql:
@@ -248,7 +250,7 @@ def _run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colu
                 suppressed = verify.suppression(engine, report, counted_out, qi, class_column, k, before=before,
                                                 out_attrs=out_attrs, source=None if in_place else source,
                                                 decided_cells=int(result.suppressed_cells),
-                                                changed=[*drop, *pseudonymize])
+                                                changed=[*drop, *pseudonymize, *(follows or {})])
             identifiers.verify(engine, report, written, source=None if in_place else source, drop=drop,
                                pseudonymize=pseudonymize)
             verify.diversity(engine, report, written, qi, models)
@@ -336,7 +338,8 @@ def _set_suppressed(report: KanonReport, cells: int) -> None:
 
 
 def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.TableName,
-                  models: Sequence[Model] = ()) -> tuple[str, list[str], list[tuple[str, str]]]:
+                  models: Sequence[Model] = (), follows: Mapping[str, str] | None = None
+                  ) -> tuple[str, list[str], list[tuple[str, str]]]:
     """Title, warnings and verification queries of the `--emit-sql` script."""
     title = (f"anonsql kanon: {source} -> {target}, k = {report.k}, cost = {report.cost}, "
              f"alpha = {report.alpha:g}, seed = {report.seed}\n"
@@ -353,9 +356,9 @@ def _script_texts(dialect: str, report: KanonReport, source: Table, target: sql.
         (f"row count: must return {report.rows}",
          sql.readable("common/row_count", dialect, tbl=out)),
     ]
-    if not report.in_place:
-        changed = {*report.qi, *report.dropped, *report.pseudonymized}
-        others = [c for c in source.column_names if c not in changed]
+    changed = {*report.qi, *report.dropped, *report.pseudonymized, *(follows or {})}
+    others = [c for c in source.column_names if c not in changed]
+    if not report.in_place and others:  # without a column outside the QIs, nothing to compare
         checks.append(("non-QI columns unchanged: must return 0 (rows of either table without a twin in the other)",
                        sql.readable("common/multiset_difference", dialect, a=source.expr, b=out,
                                     col=sql.columns(others), side=sql.unused_ident("side", others))))

@@ -4,16 +4,17 @@ A node is one level per quasi-identifier (0 the value .. top_j ⊥). It is *feas
 rows in its equivalence classes smaller than k are at most the suppression limit. Feasibility
 is monotone (generalizing merges classes, so a class of k rows stays one): when a node fails,
 every node below it (a level lower or equal on every QI) fails too, and is never evaluated.
-The utility is ARX's loss metric LM (a cell at label L loses (leaves under L - 1)/(D_j - 1), a
-suppressed cell 1); with suppression it is not monotone, so the search bounds it instead: a
-node's LM is at least its loss without suppression, Σ_j L_j(l_j) (a suppressed cell loses 1,
-more than any label). Nodes are taken in the order of that bound, in batches evaluated by SQL
-scans (anonsql.kanon.recoding), until the bound of the next node exceeds the loss of the best
-feasible node found.
+The utility is a loss summed over the cells (anonsql.kanon.recoding: ARX's loss metric LM, a
+cell at label L losing (leaves under L - 1)/(D_j - 1) and a suppressed cell 1, or the papers'
+MAR cost, KL); with suppression it is not monotone, so the search bounds it instead: a node's
+loss is at least Σ_j L_j(l_j), each cell counted at the smaller of its label's loss and ⊥'s
+(for LM, ⊥'s 1 is never the smaller: the loss without suppression). Nodes are taken in the
+order of that bound, in batches evaluated by SQL scans, until the bound of the next node
+exceeds the loss of the best feasible node found.
 
-Optimality: the node returned has the smallest LM among ALL feasible nodes (ties: the lower
+Optimality: the node returned has the smallest loss among ALL feasible nodes (ties: the lower
 node, then the smaller levels in QI order): every node never evaluated either lies below a
-failing node (infeasible) or has a bound, hence an LM, larger than the best one's.
+failing node (infeasible) or has a bound, hence a loss, larger than the best one's.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from ..catalog import Column, Table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..hierarchy import Hierarchy, level_expr
+from ..hierarchy.expressions import BOUNDED_KINDS, bound_exprs
 from ..report import Progress, Report, silent
 from ..stats import scratch_table
 from . import job
@@ -26,18 +27,26 @@ from .lattice import Evaluated, Search, search
 
 BASE = "anonsql_recoding_base"
 VIEW = "anonsql_kanon_recoded"
+CLASS = "anonsql_c"  # the class column of the base relation (--search-utility mar)
 
 
 def _name(j: int, level: int) -> str:
     return f"c_{j}_{level}"
 
 
+#: The search's utilities (--search-utility): ARX's loss metric, or the papers' MAR cost (KL).
+UTILITIES = ("loss", "mar")
+#: What each utility is called in the report.
+UTILITY_NAMES = {"loss": "loss metric (ARX)", "mar": "MAR cost (KL of the class-conditional distributions)"}
+
+
 def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int, limit: int,
-         say: Progress = silent) -> tuple[Search, float]:
+         say: Progress = silent, utility: str = "loss", class_column: str | None = None) -> tuple[Search, float]:
     """The chosen node (levels in `hierarchies`' order) and the search's seconds: the base
     relation built once (sql/kanon/recoding_base.sql), each level's bound read
     (recoding_bounds), then batches of nodes evaluated by GROUPING SETS scans (lattice_nodes): one for
-    feasibility (rows in classes below k), one for the loss metric of the batch's feasible nodes."""
+    feasibility (rows in classes below k), one for the `utility` loss of the batch's feasible nodes
+    (kanon/label_loss.sql or, with the class of each row in the base, kanon/label_kl.sql)."""
     d, m = engine.dialect, len(hierarchies)
     base = scratch_table(BASE, d)
     labels, keys, first, loss = [], [], [], []
@@ -45,16 +54,18 @@ def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int
         for level in range(h.top + 1):
             labels.append(exp.alias_(level_expr(h, level), _name(j, level)))
             keys.append(level_expr(h, level))
-            loss.append(exp.alias_(sql.fragment("kanon/label_loss", label=sql.column(_name(j, level)),
-                                                first=sql.column(f"first_{j}")), f"loss_{j}_{level}"))
+            loss.append(exp.alias_(_loss_fragment(utility, j, level), f"loss_{j}_{level}"))
         first.append(exp.alias_(sql.fragment("kanon/first_leaf", leaf=sql.column(_name(j, 0))), f"first_{j}"))
+    if utility == "mar":  # the class beside the labels (a constant without one: selected, not grouped)
+        labels.append(exp.alias_(_class(class_column), CLASS))
+        keys += [sql.column(class_column)] if class_column else []
     start = time.perf_counter()
     engine.execute(*sql.render("common/drop_temp_table", d, tbl=base))
     engine.execute(*sql.render("kanon/recoding_base", d, base=base, src=source.expr, label=labels, key=keys,
                                first=first, loss=loss))
     try:
-        totals = [exp.alias_(exp.func("SUM", exp.Mul(this=sql.column("anonsql_n"),
-                                                     expression=sql.column(f"loss_{j}_{level}"))), f"t_{j}_{level}")
+        totals = [exp.alias_(exp.func("SUM", exp.Mul(this=sql.column("anonsql_n"), expression=exp.func(
+            "LEAST", sql.column(f"loss_{j}_{level}"), sql.column(f"loss_{j}_{h.top}")))), f"t_{j}_{level}")
                   for j, h in enumerate(hierarchies) for level in range(h.top + 1)]
         row = [float(v or 0) for v in engine.fetch_all(*sql.render("kanon/recoding_bounds", d, base=base,
                                                                    total=totals))[0]]
@@ -71,8 +82,9 @@ def plan(engine: Engine, source: Table, hierarchies: Sequence[Hierarchy], k: int
             sets = [exp.Tuple(expressions=[sql.column(_name(j, int(level))) for j, level in enumerate(node)])
                     for node in nodes]
             text, params = sql.render("kanon/lattice_nodes", d, node=sql.columns([f"g_{j}" for j in range(m)]),
-                                      grouping=_masks(used), base=base, sets=sets, k=k, m=m,
-                                      cell_loss=_cell_loss(used) if loss else exp.Literal.number(0))
+                                      grouping=_masks(used), base=base, sets=sets, k=k,
+                                      kept=_kept(used) if loss else exp.Literal.number(0),
+                                      dropped=_dropped(tops) if loss else exp.Literal.number(0))
             found = {}
             for r in engine.fetch_all(text, params):
                 levels = tuple(_level(int(mask), levels) for mask, levels in zip(r[:m], used))
@@ -108,16 +120,37 @@ def _masks(used: Sequence[Sequence[int]]) -> list[exp.Expr]:
             for j, levels in enumerate(used)]
 
 
-def _cell_loss(used: Sequence[Sequence[int]]) -> exp.Expr:
-    """A class's loss per row: Σ_j Σ_l (1 - GROUPING(c_j_l)) · MAX(loss_j_l), the loss of the one
-    level of each QI its grouping set grouped (a label's loss is the same on all its rows)."""
+def _loss_fragment(utility: str, j: int, level: int) -> exp.Expr:
+    """The loss of a base row's QI j at `level` under `utility` (kanon/label_loss or label_kl)."""
+    label, first = sql.column(_name(j, level)), sql.column(f"first_{j}")
+    if utility == "mar":
+        return sql.fragment("kanon/label_kl", leaf=sql.column(_name(j, 0)), label=label, cls=sql.column(CLASS),
+                            first=first)
+    return sql.fragment("kanon/label_loss", label=label, first=first)
+
+
+def _row_loss(j: int, level: int) -> exp.Expr:
+    """SUM(anonsql_n · loss_j_l): the loss of QI j's cells of a class at `level`."""
+    return exp.func("SUM", exp.Mul(this=sql.column("anonsql_n"), expression=sql.column(f"loss_{j}_{level}")))
+
+
+def _kept(used: Sequence[Sequence[int]]) -> exp.Expr:
+    """A class's loss kept: Σ_j Σ_l (1 - GROUPING(c_j_l)) · SUM(N · loss_j_l), the loss of the one
+    level of each QI its grouping set grouped, over its rows."""
     total: exp.Expr = exp.Literal.number(0)
     for j, levels in enumerate(used):
         for level in levels:
             kept = exp.paren(exp.Sub(this=exp.Literal.number(1),
                                      expression=exp.func("GROUPING", sql.column(_name(j, level)))))
-            total = exp.Add(this=total, expression=exp.Mul(this=kept,
-                                                           expression=exp.Max(this=sql.column(f"loss_{j}_{level}"))))
+            total = exp.Add(this=total, expression=exp.Mul(this=kept, expression=_row_loss(j, level)))
+    return total
+
+
+def _dropped(tops: Sequence[int]) -> exp.Expr:
+    """A class's loss suppressed whole: Σ_j SUM(N · loss_j_⊥)."""
+    total: exp.Expr = exp.Literal.number(0)
+    for j, top in enumerate(tops):
+        total = exp.Add(this=total, expression=_row_loss(j, top))
     return total
 
 
@@ -132,8 +165,10 @@ def _level(mask: int, levels: Sequence[int]) -> int:
 
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int,
         hierarchies: Sequence[Hierarchy], max_suppressed: float, *, out: str | None, emit_sql: str | None,
-        execute: bool, in_place: bool, progress: Progress | None = None, **options: Any) -> job.KanonReport:
-    """Search the node, recode the source as a view, run the kanon job on it, check the labels."""
+        execute: bool, in_place: bool, progress: Progress | None = None, bounds: bool = False,
+        utility: str = "loss", **options: Any) -> job.KanonReport:
+    """Search the node, recode the source as a view, run the kanon job on it, check the labels.
+    With `bounds`, each interval or date QI gets `<col>_lo`/`<col>_hi` columns beside it (bound_columns)."""
     if not engine.recodes_globally:
         raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
     if in_place:
@@ -144,36 +179,53 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     if stray:
         raise AnonsqlError(f"--hierarchy names {', '.join(stray)}, not a quasi-identifier (--qi)")
     ordered = [by_column.get(c) or Hierarchy.suppression_only(c) for c in qi]  # a QI without one: value, then ⊥
+    bounded = bound_columns(source, ordered) if bounds else {}
     limit = int(np.floor(max_suppressed * rows + 1e-9))
-    chosen, seconds = plan(engine, source, ordered, k, limit, say)
+    chosen, seconds = plan(engine, source, ordered, k, limit, say, utility, class_column)
     level_of = {h.column: level for h, level in zip(ordered, chosen.levels)}
     d = engine.dialect
     view = sql.TableName(VIEW, engine.temp_schema)
-    items: list[Any] = [exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
-                        if level_of.get(c.name, 0) else sql.column(c.name) for c in source.columns]
+    items: list[Any] = []
+    columns: list[Column] = []
+    for c in source.columns:
+        items.append(exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
+                     if level_of.get(c.name, 0) else sql.column(c.name))
+        columns.append(Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c)
+        if c.name in bounded:
+            h = ordered[qi.index(c.name)]
+            for name, expr in zip(bounded[c.name], bound_exprs(h, level_of[c.name], c.data_type, d)):
+                items.append(exp.alias_(expr, sql.ident(name)))
+                columns.append(Column(name, c.data_type))
     engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/recoded_view", d, view=view.expr, src=source.expr, item=items))
-    recoded = Table(view.schema or "", view.name, tuple(
-        Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c for c in source.columns))
+    recoded = Table(view.schema or "", view.name, tuple(columns))
 
     def check(report: Report, written: Table) -> None:
         labels(engine, report, source, written, ordered, chosen.levels, class_column)
+        if bounded:
+            bound_check(engine, report, source, written, ordered, chosen.levels, bounded)
 
     out = out or f"{source.name}_k{k}"
     target = sql.TableName.parse(out)
     node = "; ".join(f"{h.column} level {level}: {h.meaning(level)}" for h, level in zip(ordered, chosen.levels))
-    before = [(f"global recoding (issue 33), the lattice node of least loss metric: {node}; the source seen recoded "
-               "at it (sql/kanon/recoded_view.sql)",
+    before = [(f"global recoding (issue 33), the lattice node of least {UTILITY_NAMES[utility]}: {node}; the source "
+               "seen recoded at it (sql/kanon/recoded_view.sql)",
                sql.readable("kanon/recoded_view", d, view=view.expr, src=source.expr, item=[i.copy() for i in items]))]
     checks = [(f"{h.column}: published values that are neither NULL nor a label of as many source rows at level "
                f"{level}: must return 0", sql.readable("kanon/recoding_outside", d, out=target.expr, src=source.expr,
                                                        col=sql.column(h.column), label=level_expr(h, level),
                                                        cls=_class(class_column)))
               for h, level in zip(ordered, chosen.levels)]
+    checks += [(f"{h.column}: published ranges [{lo}, {hi}) that do not hold the source rows of their value, or "
+                f"bounds NULL where the value is not: must return 0",
+                sql.readable("kanon/recoding_bounds_outside", d, **_bounds_bindings(target.expr, source.expr, h, level,
+                                                                                    (lo, hi))))
+               for h, level in zip(ordered, chosen.levels) if h.column in bounded for lo, hi in [bounded[h.column]]]
     try:
         report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
                          emit_sql=emit_sql, execute=execute, in_place=False, progress=progress, also_verify=check,
-                         script_before=before, script_checks=checks, **options)
+                         script_before=before, script_checks=checks,
+                         follows={b: c for c, pair in bounded.items() for b in pair}, **options)
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     report.table = str(source)
@@ -185,9 +237,12 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         "meaning": {h.column: f"{h.spec}: level {level} of {h.top}, {h.meaning(level)}"
                     for h, level in zip(ordered, chosen.levels)},
         "max_suppressed_records": max_suppressed, "records_in_small_classes": chosen.suppressed,
-        "loss_metric": chosen.loss / (rows * len(ordered)) if rows else 0.0, "utility": "loss metric (ARX)",
+        "utility": UTILITY_NAMES[utility],
+        **({"kl_divergence": chosen.loss / rows if rows else 0.0} if utility == "mar" else
+           {"loss_metric": chosen.loss / (rows * len(ordered)) if rows else 0.0}),
         "lattice_nodes": chosen.nodes, "nodes_evaluated": chosen.evaluated, "nodes_pruned": chosen.pruned,
         "scans": chosen.scans, "nodes_per_second": chosen.evaluated / seconds if seconds else 0.0,
+        "bounds": {c: list(pair) for c, pair in bounded.items()},
     }
     report.seconds = {"search": seconds, **report.seconds}
     return report
@@ -206,3 +261,38 @@ def labels(engine: Engine, report: Report, source: Table, written: Table, hierar
             bad.append(f"{h.column}: {n} value(s)")
     report.check("values are the source's or its ancestors in the hierarchy", not bad, "kanon/recoding_outside",
                  "; ".join(bad))
+
+
+def bound_columns(source: Table, hierarchies: Sequence[Hierarchy]) -> dict[str, tuple[str, str]]:
+    """--hierarchy-bounds: each interval or date QI's lower/upper bound columns, `<col>_lo` and
+    `<col>_hi`; one error line if the source already has such a column, or no QI can have them."""
+    bounded = {h.column: (f"{h.column}_lo", f"{h.column}_hi") for h in hierarchies if h.kind in BOUNDED_KINDS}
+    if not bounded:
+        raise AnonsqlError("--hierarchy-bounds adds bound columns to interval and date hierarchies; none is given")
+    taken = {c.lower() for c in source.column_names}
+    clash = [name for pair in bounded.values() for name in pair if name.lower() in taken]
+    if clash:
+        raise AnonsqlError(f"--hierarchy-bounds would add {', '.join(clash)}, already a column of {source}")
+    return bounded
+
+
+def _bounds_bindings(out: exp.Table, src: exp.Table, h: Hierarchy, level: int, names: Sequence[str]
+                     ) -> dict[str, Any]:
+    """The bindings of sql/kanon/recoding_bounds_outside.sql for QI `h` at `level`, bounds `names`."""
+    return dict(out=out, src=src, col=sql.column(h.column), lo=sql.column(names[0]), hi=sql.column(names[1]),
+                label=level_expr(h, level), x=sql.column(h.column, "s"))
+
+
+def bound_check(engine: Engine, report: Report, source: Table, written: Table, hierarchies: Sequence[Hierarchy],
+                levels: Sequence[int], bounded: dict[str, tuple[str, str]]) -> None:
+    """Record the check that every published range [lo, hi) holds the source rows of its value and is
+    NULL where the value is ⊥ (sql/kanon/recoding_bounds_outside.sql), one count per bounded QI."""
+    bad = []
+    for h, level in zip(hierarchies, levels):
+        if h.column in bounded:
+            text, params = sql.render("kanon/recoding_bounds_outside", engine.dialect,
+                                      **_bounds_bindings(written.expr, source.expr, h, level, bounded[h.column]))
+            n = int(engine.fetch_all(text, params)[0][0])
+            if n:
+                bad.append(f"{h.column}: {n} row(s)")
+    report.check("bound columns hold the source values", not bad, "kanon/recoding_bounds_outside", "; ".join(bad))

@@ -18,8 +18,8 @@ the same dictionaries.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -52,6 +52,7 @@ class SuppressionPlan:
     one_class: bool = False  # no --class: class_column names the constant label of sql/kanon/one_class.sql
     drop: Sequence[str] = ()  # a copy leaves these columns out (--drop)
     pseudonymize: Sequence[str] = ()  # a copy writes their keyed pseudonyms (--pseudonymize)
+    follows: Mapping[str, str] = field(default_factory=dict)  # a copy's column -> the QI whose ⊥ it takes too
 
     @property
     def flags(self) -> list[str]:
@@ -132,7 +133,7 @@ class SuppressionPlan:
             copy=self.copy, source=self.source, out=self.out, qi=self.qi,
             class_column=self.class_column, one_class=self.one_class, columns=self.columns, drop=list(self.drop),
             pseudonymize=list(self.pseudonymize), dictionaries=self.dictionaries, decisions=decisions, flags=flags,
-            by_code=by_code)
+            by_code=by_code, follows=dict(self.follows))
         tree, binds = _write_back(**parts)
         return sql.bind(tree, dialect, {**pads, **binds}, inline=inline)
 
@@ -206,14 +207,15 @@ def _code_names(qi: Sequence[str]) -> list[str]:
 def _write_back(*, sql_dialect: str, broadcast: bool, row_id: str | None,
                 copy: bool, source: exp.Table, out: exp.Table, qi: list[str], class_column: str,
                 one_class: bool, columns: list[str], drop: list[str], pseudonymize: list[str],
-                dictionaries: list[exp.Table], decisions: exp.Table, flags: list[str], by_code: list[int]
-                ) -> tuple[exp.Expr, dict[str, Any]]:
+                dictionaries: list[exp.Table], decisions: exp.Table, flags: list[str], by_code: list[int],
+                follows: Mapping[str, str]) -> tuple[exp.Expr, dict[str, Any]]:
     """The write-back statement as a tree and its bindings (SuppressionPlan._apply): sql/kanon/
     create_suppressed.sql for a copy (the decisions and dictionaries broadcast with `broadcast`
     (Engine.broadcast_hints): a hint, set on the tree, templates being DuckDB's),
     sql/kanon/apply_suppression.sql in place, rows addressed by the engine's `row_id`. A row
     is matched to its decision by the dictionary code of each column in `by_code`, by value in
-    the others (the decisions' codes turned into values: sql/kanon/decision_values.sql)."""
+    the others (the decisions' codes turned into values: sql/kanon/decision_values.sql). A copy's
+    column in `follows` is NULL where its QI is (a generalized QI's bound columns)."""
     values, names = _row_values(qi, class_column, one_class, "t"), _code_names(qi)
     by_value = [j for j in range(len(values)) if j not in by_code]
     if copy:
@@ -223,6 +225,7 @@ def _write_back(*, sql_dialect: str, broadcast: bool, row_id: str | None,
             query.set("hint", exp.Hint(expressions=[exp.JoinHint(this="BROADCAST", expressions=[
                 exp.to_table(a) for a in ["x", *(f"d_{i}" for i in range(len(by_code)))]])]))
         flag = dict(zip(qi, flags))
+        flag.update({c: flag[q] for c, q in follows.items()})
         item = [exp.alias_(exp.Case().when(exp.column(flag[c], table="x"), exp.null()).else_(sql.column(c, "t")),
                            sql.ident(c)) if c in flag
                 else exp.alias_(identifiers.pseudonym(sql_dialect, sql.column(c, "t")), sql.ident(c))
@@ -253,12 +256,14 @@ def _write_back(*, sql_dialect: str, broadcast: bool, row_id: str | None,
 
 def suppression_plan(source: exp.Table, out: exp.Table, groups: QIClassCounts, class_column: str,
                      final_codes: np.ndarray, columns: Sequence[str], *, copy: bool, one_class: bool = False,
-                     drop: Sequence[str] = (), pseudonymize: Sequence[str] = ()) -> SuppressionPlan:
-    """The groups whose QI pattern changes, and for each the cells newly turned ⊥."""
+                     drop: Sequence[str] = (), pseudonymize: Sequence[str] = (),
+                     follows: Mapping[str, str] | None = None) -> SuppressionPlan:
+    """The groups whose QI pattern changes, and for each the cells newly turned ⊥ (and in a copy
+    the columns that `follow` a QI's ⊥)."""
     suppress = (final_codes < 0) & (groups.codes >= 0)
     changed = np.flatnonzero(suppress.any(axis=1))
     codes = np.column_stack([groups.codes[changed], groups.classes[changed]])
     return SuppressionPlan(source, out, list(groups.qi), class_column, codes, [*groups.values, groups.class_values],
                            suppress[changed],
                            groups.counts[changed], groups.dictionaries, list(columns), copy, one_class, drop,
-                           pseudonymize)
+                           pseudonymize, dict(follows or {}))

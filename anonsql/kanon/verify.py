@@ -8,8 +8,8 @@ and coded with the source's dictionaries: the k-anonymity check groups that rela
 in SQL, the rows and N(c) are its sums (each another pass over the rows before: 0.5 s of a
 10^6-row run on PostgreSQL). With a copy, the non-QI columns are also compared with the source
 as multisets (one GROUP BY over both tables; where the class is the only one, its multiset is
-N(c), compared already). None of this reuses the algorithm's code; each check is recorded on
-the report with the query file it reads.
+N(c), compared already; where there is none, nothing is compared and a note says so). None of
+this reuses the algorithm's code; each check is recorded on the report with the query file it reads.
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ from ..report import Report
 from ..stats import QIClassCounts
 from .diversity import TOLERANCE, Model
 from .stats import OutputCounts, Statistics, class_totals
+
+#: The note of a table whose columns are all quasi-identifiers (or dropped/pseudonymized).
+NOTHING_OUTSIDE = "non-QI columns unchanged: not checked, the table has no column besides the quasi-identifiers"
 
 
 def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], class_column: str | None, k: int, *,
@@ -72,6 +75,9 @@ def suppression(engine: Engine, report: Report, out: Table, qi: Sequence[str], c
 
     if source is not None:
         others = [c for c in source.column_names if c not in {*qi, *changed}]
+        if not others:  # every column is a quasi-identifier (or changed): nothing to compare, said so
+            report.notes.append(NOTHING_OUTSIDE)
+            return suppressed
         if others == [class_column]:  # the class alone: its multiset is N(c), compared above (0.2 s at 10^6 rows)
             differ, query = moved, "common/qi_class_counts"
         else:

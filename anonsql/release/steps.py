@@ -96,6 +96,8 @@ def _run(engine: Engine, step: PlannedStep, *, qi: list[str], class_column: str 
                                    pseudonymize=o.get("pseudonymize"), key_file=o.get("key_file"),
                                    hierarchy=o.get("hierarchies"),
                                    max_suppressed_records=o.get("max_suppressed_records", 0.05),
+                                   hierarchy_bounds=o.get("hierarchy_bounds", False),
+                                   search_utility=o.get("search_utility", "loss"),
                                    restore=o.get("restore", False), **{m: o[m] for m in kanon_models.KINDS if m in o})
     elif step.kind == "protect":
         row_key = o.get("key", key)

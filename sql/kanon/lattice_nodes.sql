@@ -3,13 +3,14 @@
 -- ($sets), so each group is an equivalence class E of that node; GROUPING() names the node back
 -- ($grouping: g_j, the bit mask of QI j's level columns, the grouped one 0). Per node: its
 -- classes, the rows in classes with |E| < k (what local suppression must take: the node is
--- k-anonymous within the limit when this is at most it), and ARX's loss metric summed over the
--- cells: |E| Σ_j loss_j(label) for a class kept ($cell_loss), |E| M for a class suppressed whole.
+-- k-anonymous within the limit when this is at most it), and the utility's loss summed over the
+-- cells: $kept, Σ_j Σ_rows loss_j(label) for a class kept, $dropped, Σ_j Σ_rows loss_j(⊥) for a
+-- class suppressed whole (ARX's loss metric: |E| Σ_j loss_j and |E| M).
 SELECT $node, COUNT(*) AS classes,
        SUM(CASE WHEN n < $k THEN n ELSE 0 END) AS suppressed,
-       SUM(CASE WHEN n < $k THEN n * $m ELSE n * loss END) AS loss
+       SUM(CASE WHEN n < $k THEN dropped ELSE kept END) AS loss
 FROM (
-  SELECT $grouping, SUM(anonsql_n) AS n, $cell_loss AS loss
+  SELECT $grouping, SUM(anonsql_n) AS n, $kept AS kept, $dropped AS dropped
   FROM $base
   GROUP BY GROUPING SETS ($sets)
 ) AS e
