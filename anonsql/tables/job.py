@@ -216,10 +216,11 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
             truth = verify.published(engine, report, source, written, spec)
             keys = {c: (tuple(labels[j][k] for j, k in enumerate(grid.codes[c])), int(grid.grouping_id[c]))
                     for c in np.flatnonzero(outcome.status == "u")}
+            level = {key: float(levels[c]) for c, key in keys.items()}
             result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor,
-                                   protection.integer)
-            report.smallest_width = verify.protection(report, result, truth, protection,
-                                                      {key: float(levels[c]) for c, key in keys.items()})
+                                   protection.integer, truth,
+                                   lambda key, lo, hi: protection.holds(truth[key], lo, hi, level[key]))
+            report.smallest_width = verify.protection(report, result, truth, protection, level)
             check_unions(engine, report, source, written, spec, {key for c, key in keys.items() if targets[c]})
         if not report.ok:
             raise VerificationError(report.checks)
