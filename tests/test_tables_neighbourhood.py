@@ -69,9 +69,9 @@ def test_the_neighbourhood_interval_lies_inside_the_whole_tables(shape, seed):
         near = Near(a, rhs, at_least, np.ones(len(cols)), true, integer=True)
         held = 0
         for k in range(min(len(cols), 12)):
-            inner_lo, inner_hi = near.bounds(np.array([k]))
+            inner_lo, inner_hi = near.bounds(np.array([k]), nb.HOPS, nb.MOST)
             lo, hi = whole_table(a, rhs, at_least, k)
-            assert lo - 1e-6 <= inner_lo <= true[k] <= inner_hi <= hi + 1e-6
+            assert lo - 1e-6 <= inner_lo <= true[k] + 1e-6 and true[k] - 1e-6 <= inner_hi <= hi + 1e-6
             if protection.holds(true[k], inner_lo, inner_hi):
                 held += 1
                 assert protection.holds(true[k], lo, hi)
@@ -93,11 +93,12 @@ def test_a_neighbourhood_too_small_fails_and_the_whole_table_decides(monkeypatch
     protection = Protection(small=3, integer=True, floor=1.0)
     assert protection.holds(2, lo, hi)
     monkeypatch.setattr(nb, "LINE", 2)
-    monkeypatch.setattr(nb, "HOPS", 1)
-    pinned = Near(sp.csr_matrix(a), rhs, at_least, np.ones(len(cols)), true, integer=True).bounds(np.array([target]))
+    near = Near(sp.csr_matrix(a), rhs, at_least, np.ones(len(cols)), true, integer=True)
+    pinned = near.bounds(np.array([target]), 1, nb.MOST)
     assert pinned == (2, 2) and not protection.holds(2, *pinned)
-    monkeypatch.setattr(nb, "HOPS", 2)
-    assert Near(a, rhs, at_least, np.ones(len(cols)), true, integer=True).bounds(np.array([target])) == (lo, hi)
+    assert near.bounds(np.array([target]), 2, nb.MOST) == (lo, hi)
+    monkeypatch.setattr(nb, "HOPS", 1)  # pinned in one round, the wider try goes two: it holds there
+    assert near.check(np.array([target]), lambda a, b: protection.holds(2, a, b)) == (lo, hi)
 
 
 def _near_count(report) -> int:
@@ -110,7 +111,7 @@ def test_the_job_checks_near_first_and_falls_back_to_the_whole_table(db, engine,
     r = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub")
     assert r.ok and r.statuses["u"] == 1 and _near_count(r) == 1
     monkeypatch.setattr(nb, "LINE", 2)
-    monkeypatch.setattr(nb, "HOPS", 1)  # the neighbourhood pins the primary: the whole table decides, and passes
+    monkeypatch.setattr(nb, "HOPS", 0)  # both tries (0, 1 round) pin the primary: the whole table decides, passes
     again = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub", replace=True)
     assert again.ok and _near_count(again) == 0
     assert again.smallest_width == r.smallest_width

@@ -4,6 +4,8 @@ loop must leave no primary exposed and give the same pattern on every run."""
 
 from __future__ import annotations
 
+import io
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -11,6 +13,7 @@ import pandas as pd
 import pytest
 
 import anonsql
+from anonsql.cli import main
 from anonsql.data.loading import write_frame
 from anonsql.tables import Protection, protect
 from anonsql.tables.attack import Attacker
@@ -104,3 +107,30 @@ def test_the_job_gives_the_same_private_audit_on_every_run(db, engine):
         assert r.ok and r.statuses["u"] > 0
         audits.append(sorted(map(repr, table_rows(engine, "pub_private_audit"))))
     assert audits[0] == audits[1]
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal (the CLI then draws its loops as bars)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_summary_counts_certificates_and_the_loops_draw_bars(db, engine, capsys, monkeypatch):
+    grid, _ = random_table((5, 4, 3), 1)
+    rows = [(f"a{a}", f"b{b}", f"c{c}") for i, codes in enumerate(grid.codes) if (codes >= 0).all()
+            for a, b, c in [codes] for _ in range(int(grid.value[i]))]
+    write_frame(engine, pd.DataFrame(rows, columns=["a", "b", "c"]), "cube")
+    r = anonsql.safe_table(db, "cube", "a,b,c", min_count=3, out="pub")
+    assert r.ok and r.statuses["u"] > 0
+    line = next(x for x in r.lines() if "without a solver" in x)
+    assert f"without a solver: {r.certified:,};" in line and line.endswith(f"could have told: {r.integer_unproven:,}")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["tables", "--db", db, "--table", "cube", "--dims", "a,b,c", "--min-count", "3", "--out", "pub",
+                 "--replace"]) == 0
+    bars = terminal.getvalue()
+    n = r.statuses["u"]
+    for loop in ("tables: primaries repaired", "tables: primaries attacked"):
+        assert loop in bars and f"{n}/{n}" in bars
+    assert "without a solver" in capsys.readouterr().out

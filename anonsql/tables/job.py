@@ -96,6 +96,9 @@ class TablesReport(Report):
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
             f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
             f"{self.integer_exposed:,}), published again as redundant {self.redundant:,}{width}",
+            f"  primaries proved safe by a hypercube of hidden cells, without a solver: {self.certified:,}; "
+            f"hypercubes hidden where only a whole-table integer program could have told: "
+            f"{self.integer_unproven:,}",
         ] + ([f"  secondaries so that no union of a dominance primary's suppressed companions is dominated "
               f"{self.union_secondaries:,}"] if self.dominance or self.p_percent is not None else []) \
             + ([f"  against the previous pattern ({self.previous}): {sum(self.pattern_changes.values()):,} cells "
@@ -219,7 +222,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
             level = {key: float(levels[c]) for c, key in keys.items()}
             result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor,
                                    protection.integer, truth,
-                                   lambda key, lo, hi: protection.holds(truth[key], lo, hi, level[key]))
+                                   lambda key, lo, hi: protection.holds(truth[key], lo, hi, level[key]), say)
             report.smallest_width = verify.protection(report, result, truth, protection, level)
             check_unions(engine, report, source, written, spec, {key for c, key in keys.items() if targets[c]})
         if not report.ok:

@@ -28,20 +28,24 @@ by its grand total, so its MILP takes milliseconds where the whole table's takes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .attack import load_highs, new_model
+from .attack import load_highs, new_model, whole_numbers
 from .sparse import sp
 
 #: Published totals of more unknowns than this do not widen a neighbourhood (a grand total
 #: would bring in the whole table); they still bind it, with the outside fixed.
 LINE = 64
 #: Rounds of widening through the totals (a hypercube's far corner is D totals away).
-HOPS = 4
-#: The most unknowns a neighbourhood holds: past it, widening stops.
-MOST = 1500
+HOPS = 3
+#: The most unknowns a neighbourhood holds: past it, widening stops (those tied by the most
+#: totals to what was found come first). A cell whose protection fails in it is tried once more
+#: in a neighbourhood WIDER times as large, one round further, before the whole table decides.
+MOST = 200
+WIDER = 4
 
 
 def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarray, free: np.ndarray,
@@ -64,11 +68,13 @@ def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarra
         rows = np.unique(np.concatenate([a_cols.indices[a_cols.indptr[c]:a_cols.indptr[c + 1]] for c in frontier]
                                         or [np.zeros(0, np.int64)]))
         rows = rows[small[rows]]
-        cols = np.unique(np.concatenate([a_rows.indices[a_rows.indptr[r]:a_rows.indptr[r + 1]] for r in rows]
-                                        or [np.zeros(0, np.int64)]))
-        new = cols[~inside[cols]]
-        if not len(new) or inside.sum() + len(new) > most:
+        cols, ties = np.unique(np.concatenate([a_rows.indices[a_rows.indptr[r]:a_rows.indptr[r + 1]] for r in rows]
+                                              or [np.zeros(0, np.int64)]), return_counts=True)
+        new, ties = cols[~inside[cols]], ties[~inside[cols]]
+        room = most - int(inside.sum())
+        if not len(new) or room <= 0:
             break
+        new = new[np.argsort(-ties, kind="stable")[:room]]  # past the room: those tied by the most totals
         inside[new] = True
         frontier = new
     return np.flatnonzero(inside)
@@ -86,16 +92,24 @@ class Near:
         self.rhs, self.at_least, self.lowest, self.integer = rhs, at_least, lowest, integer
         self.free = np.isnan(true)
         self.true = np.where(self.free, 0.0, true)
-        self.too_free = int(self.free.sum()) > MOST
         self.fixed_sum = self.rows @ self.true  # each row's true total over the unknowns with a true value
 
-    def bounds(self, local: np.ndarray) -> tuple[float, float] | None:
+    def check(self, local: np.ndarray, enough: Callable[[float, float], bool]) -> tuple[float, float] | None:
+        """An interval inside the attacker's for the sum of unknowns `local` that is `enough`, from
+        a neighbourhood, then a wider one; None when neither gives one (the whole table decides)."""
+        for hops, most in ((HOPS, MOST), (HOPS + 1, WIDER * MOST)):
+            inner = self.bounds(local, hops, most)
+            if inner is not None and enough(*inner):
+                return inner
+        return None
+
+    def bounds(self, local: np.ndarray, hops: int, most: int) -> tuple[float, float] | None:
         """min and max of the sum of unknowns `local` with the unknowns outside their neighbourhood
         fixed at the truth: an interval inside the attacker's (None when the solver does not finish,
-        or more unknowns than MOST have no true value)."""
-        if self.too_free:
+        or more unknowns than `most` have no true value)."""
+        if int(self.free.sum()) > most:
             return None
-        near = neighbourhood(self.rows, self.cols, local, self.free, HOPS, LINE, MOST)
+        near = neighbourhood(self.rows, self.cols, local, self.free, hops, LINE, most)
         sub = self.cols[:, near]
         touched = np.flatnonzero(np.diff(sub.tocsr().indptr))
         sub = sub[touched].tocsc()
@@ -111,18 +125,26 @@ class Near:
         lp.row_upper_ = np.where(self.at_least[touched], inf, rhs)
         lp.a_matrix_.format_ = self.hs.MatrixFormat.kColwise
         lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = sub.indptr, sub.indices, sub.data
-        if self.integer:
-            lp.integrality_ = [self.hs.HighsVarType.kInteger] * len(near)
         h = new_model(self.hs)
-        h.setOptionValue("presolve", "on")
         h.passModel(lp)
         ends = []
         for sense in (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize):
             h.changeObjectiveSense(sense)
-            ends.append(_optimum(h, self.hs))
+            end = _optimum(h, self.hs)
+            if self.integer and end is not None and np.isfinite(end) and fractional(h.getSolution().col_value):
+                whole_numbers(h, self.hs, True)  # an LP optimum at a whole point is the whole numbers' already
+                end = _optimum(h, self.hs)
+                whole_numbers(h, self.hs, False)
+            ends.append(end)
         if any(e is None for e in ends):
             return None
         return float(ends[0]), float(ends[1])  # type: ignore[arg-type]
+
+
+def fractional(x: Any) -> bool:
+    """Whether a solution has a component that is not a whole number."""
+    x = np.asarray(x)
+    return bool((np.abs(x - np.round(x)) > 1e-6).any())
 
 
 def _optimum(h: Any, hs: Any) -> float | None:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import AnonsqlError
+from ..progress import tick
 from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hidden_box, hypercube
@@ -207,7 +208,9 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         return b
 
     started = time.perf_counter()
-    for p in primaries:
+    for done, p in enumerate(primaries, 1):
+        tick(say, "tables: primaries repaired", done, len(primaries),
+             f"  repair: {done:,}/{len(primaries):,} primary cells protected")
         b, first = audited[p], True
         if any(fails(p, b)) or (protection.integer and any(b.fractional)):
             if certified(p, b) or (again := audit(p)) is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,11 +29,12 @@ from .. import sql
 from ..catalog import Table
 from ..engine import Engine
 from ..errors import AnonsqlError
-from ..report import Report
+from ..progress import tick
+from ..report import Progress, Report, silent
 from ..taxonomy.model import Taxonomy
 from ..taxonomy.stats import read_taxonomies
 from .attack import load_highs, new_model, whole_numbers
-from .neighbourhood import Near
+from .neighbourhood import Near, fractional
 from .protection import Protection
 from .sparse import sp
 from .spec import Spec
@@ -69,7 +71,8 @@ class Attack:
 def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[str, str] | None = None,
            targets: Collection[tuple[tuple[Any, ...], int]] | None = None, floor: float = 0.0,
            integer: bool = False, truth: Mapping[tuple[tuple[Any, ...], int], float] | None = None,
-           enough: Callable[[tuple[tuple[Any, ...], int], float, float], bool] | None = None) -> Attack:
+           enough: Callable[[tuple[tuple[Any, ...], int], float, float], bool] | None = None,
+           progress: Progress | None = None) -> Attack:
     """min and max of every hidden cell (of those among `targets`, by (labels, grouping id), when
     given), given only the published rows, the taxonomies of `hierarchy` (dimension -> stored
     taxonomy) and `floor`: unknowns are the finest cells not published (>= 0), each published
@@ -116,6 +119,7 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
     rhs = np.concatenate([value[eq] - m[eq] @ known, floor - m[ge] @ known])
     comp = _components(a)
     result = Attack(cells=len(rows))
+    say = progress or silent
     hidden = [i for i, r in enumerate(rows) if np.isnan(value[i])
               and (targets is None or (tuple(r[:n]), int(r[n])) in targets)]
     at_least = np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)]
@@ -126,19 +130,27 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
         true[m.indices[m.indptr[:-1][single]]] = [truth.get((tuple(rows[i][:n]), int(rows[i][n])), np.nan)
                                                   for i in np.flatnonzero(single)]
         near = Near(a, rhs, at_least, lowest[cols], true[cols], integer)
-    for i in hidden:
+    for done, i in enumerate(hidden, 1):
+        tick(say, "tables: primaries attacked", done, len(hidden),
+             f"  verify: {done:,}/{len(hidden):,} hidden cells bounded by the attacker")
         mine = m.indices[m.indptr[i]:m.indptr[i + 1]]
         base = float(known[mine].sum())
         local = np.searchsorted(cols, mine[unknown[mine]])
         key = (tuple(rows[i][:n]), int(rows[i][n]))
-        inner = near.bounds(local) if near is not None and len(local) else None
-        if inner is not None and enough is not None and enough(key, base + inner[0], base + inner[1]):
+        inner = near.check(local, partial(_shifted, enough, key, base)) if near and enough and len(local) else None
+        if inner is not None:
             lo, hi = inner
             result.near += 1
         else:
             lo, hi = solver.bounds(local)
         result.intervals.append(Interval(key[0], key[1], rows[i][n + 3], base + lo, base + hi))
     return result
+
+
+def _shifted(enough: Callable[[tuple[tuple[Any, ...], int], float, float], bool], key: tuple[tuple[Any, ...], int],
+             base: float, lower: float, upper: float) -> bool:
+    """Whether cell `key`'s protection holds on the interval of its unknowns' sum, moved by its published part."""
+    return enough(key, base + lower, base + upper)
 
 
 def _spans(rows: Sequence[Sequence[Any]], j: int, n: int, tree: Taxonomy | None) -> tuple[int, list[np.ndarray]]:
@@ -223,7 +235,7 @@ class _Solver:
             for sense in (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize):
                 h.changeObjectiveSense(sense)
                 v = self._optimum(h)
-                if self.integer and np.isfinite(v) and _fractional(h.getSolution().col_value):
+                if self.integer and np.isfinite(v) and fractional(h.getSolution().col_value):
                     whole_numbers(h, self.hs, True)
                     v = self._optimum(h)
                     whole_numbers(h, self.hs, False)
@@ -238,11 +250,6 @@ class _Solver:
         h.run()
         return h.getInfo().objective_function_value if h.getModelStatus() == self.hs.HighsModelStatus.kOptimal \
             else np.inf
-
-
-def _fractional(x: Any) -> bool:
-    x = np.asarray(x)
-    return bool((np.abs(x - np.round(x)) > 1e-6).any())
 
 
 def bindings(source: Table, out: exp.Table, spec: Spec) -> dict[str, Any]:
