@@ -171,7 +171,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     targets = by_magnitude(reasons)
     repair = Unions(engine, source, spec, grid, labels, targets) if magnitude(spec) else None
     with report.timed("secondary"):
-        cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
+        cube = spec.margins == "cube" and len(spec.tables) == 1
         outcome = protect(grid, reasons, protection, cube=cube, forced=_cells(spec.forced, "--publish", spec, grid,
                                                                              labels),
                           zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say,
