@@ -15,7 +15,7 @@ import pytest
 import anonsql
 from anonsql.cli import main
 from anonsql.data.loading import write_frame
-from anonsql.tables import Protection, protect
+from anonsql.tables import Protection, layout, protect
 from anonsql.tables.attack import Attacker
 from anonsql.tables.hypercube import hidden_box
 
@@ -134,3 +134,58 @@ def test_the_summary_counts_certificates_and_the_loops_draw_bars(db, engine, cap
     for loop in ("tables: primaries repaired", "tables: primaries attacked"):
         assert loop in bars and f"{n}/{n}" in bars
     assert "without a solver" in capsys.readouterr().out
+
+
+def tree_table(seed, small=0.15):
+    """A 3-level geography (root > 2 regions > 2 provinces each > 3 municipalities each: 12 leaves,
+    unbalanced by a 4th municipality in one province) x a plain dimension of 4 values, all margins:
+    counts 3 + Poisson(3), a share `small` of the inner cells at 1 or 2."""
+    provinces = [np.arange(0, 3), np.arange(3, 6), np.arange(6, 9), np.arange(9, 13)]
+    groups = [*provinces, np.arange(0, 6), np.arange(6, 13)]
+    grid = layout([13, 4], [(0, 1), (0,)], [groups, None])
+    rng = np.random.default_rng(seed)
+    counts = 3 + rng.poisson(3, size=13 * 4).astype(float)
+    low = rng.random(len(counts)) < small
+    counts[low] = rng.integers(1, 3, size=int(low.sum()))
+    grid.value[:] = grid.members() @ counts
+    grid.freq[:] = grid.value
+    reasons = ["frequency" if 0 < v < 3 and s == 0 else None for v, s in zip(grid.value, grid.summed)]
+    return grid, reasons
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_hidden_hypercube_along_a_taxonomy_concedes_no_more_than_the_lp_and_the_integer_program(seed):
+    grid, _ = tree_table(seed)
+    rng = np.random.default_rng(200 + seed)
+    inner = np.flatnonzero(grid.summed == 0)
+    hidden = np.zeros(len(grid.codes), bool)
+    hidden[rng.choice(inner, size=9 * len(inner) // 10, replace=False)] = True
+    checked = 0
+    for cell in np.flatnonzero(hidden)[:12]:
+        box = hidden_box(grid, int(cell), hidden, [(0.0, 0.0)], 1.0)
+        if box is None:
+            continue
+        v = grid.value[cell]
+        attacker = Attacker(grid.members(), grid.finest_cell(), grid.value, hidden, 1.0)
+        lp = attacker.bounds(int(cell))
+        whole = attacker.whole(int(cell), both_ends(lp))
+        for b in (lp, whole):
+            assert b.lower <= v - box[0] + 1e-6 and b.upper >= v + box[1] - 1e-6
+        checked += 1
+    assert checked
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_taxonomy_table_protected_by_hypercubes_exposes_no_primary(seed):
+    grid, reasons = tree_table(seed)
+    protection = Protection(small=3, integer=True, floor=1.0)
+    out = protect(grid, reasons, protection, cube=True)
+    assert out.certified > 0
+    hidden = (out.status == "u") | (out.status == "x")
+    attacker = Attacker(grid.members(), grid.finest_cell(), grid.value, hidden, protection.floor)
+    for p in np.flatnonzero(out.status == "u"):
+        lp = attacker.bounds(int(p))
+        whole = attacker.whole(int(p), both_ends(lp))
+        assert protection.holds(grid.value[p], whole.lower, whole.upper)
+    again = protect(grid, reasons, protection, cube=True)
+    assert again.status.tobytes() == out.status.tobytes()  # the same pattern on every run
