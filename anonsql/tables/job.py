@@ -71,7 +71,7 @@ class TablesReport(Report):
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     previous: str | None = None  # last period's table whose pattern was kept where it could be (--previous)
     pattern_changes: dict[str, int] | None = None  # against it: cells newly suppressed, cells published again
-    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins)
+    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins, taxonomies too)
     certified: int = 0  # primaries a hidden hypercube protects, found without a solver
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
