@@ -108,6 +108,8 @@ def _near_count(report) -> int:
 
 def test_the_job_checks_near_first_and_falls_back_to_the_whole_table(db, engine, monkeypatch):
     write_frame(engine, _frequency_rows(RECT), "firms")
+    assert not nb.worth(4)  # so small a table is solved whole ...
+    monkeypatch.setattr(nb, "SMALL", 0)  # ... unless told otherwise
     r = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub")
     assert r.ok and r.statuses["u"] == 1 and _near_count(r) == 1
     monkeypatch.setattr(nb, "LINE", 2)

@@ -34,7 +34,7 @@ from ..report import Progress, Report, silent
 from ..taxonomy.model import Taxonomy
 from ..taxonomy.stats import read_taxonomies
 from .attack import load_highs, new_model, whole_numbers
-from .neighbourhood import Near, fractional
+from .neighbourhood import Near, fractional, worth
 from .protection import Protection
 from .sparse import sp
 from .spec import Spec
@@ -125,7 +125,7 @@ def attack(engine: Engine, out: Table, dims: Sequence[str], hierarchy: Mapping[s
     at_least = np.r_[np.zeros(len(eq), bool), np.ones(len(ge), bool)]
     solver = _Solver(a, rhs, at_least, lowest[cols], comp, integer)
     near = None
-    if truth is not None and enough is not None:
+    if truth is not None and enough is not None and worth(len(cols)):
         true = np.full(finest, np.nan)  # a hidden cell of one finest cell: its recounted value
         true[m.indices[m.indptr[:-1][single]]] = [truth.get((tuple(rows[i][:n]), int(rows[i][n])), np.nan)
                                                   for i in np.flatnonzero(single)]
