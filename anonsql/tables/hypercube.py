@@ -10,6 +10,8 @@ at least as wide as the smallest corner on the shrinking side allows (its value 
 protection (the primary moving down and up as far as one of the `needs` asks), the cheapest (value of the corners
 newly suppressed, margins weighted up) wins (Repsilber's hypercube method, as in tau-ARGUS); a
 `barred` cell (forced, or empty when empty secondaries are not allowed) is never a corner.
+Along a taxonomy (--hierarchy) a corner moves only to a sibling leaf (`alternatives`): every
+node's total then holds both corners of the pair or neither, and keeps its value too.
 
 >>> from .cells import layout
 >>> g = layout([3, 3], [(0, 1), (0,), (1,), ()])
@@ -79,7 +81,9 @@ def _boxes(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs: li
     barred = barred & ~hidden
     options = []
     for j, code in enumerate(codes):
-        alts = [a for a in range(grid.sizes[j]) if a != code]
+        alts = alternatives(grid, j, int(code))
+        if not alts:
+            return None
         line = np.repeat(codes[None, :], len(alts), axis=0)
         line[:, j] = alts
         at = grid.index(line)
@@ -102,6 +106,27 @@ def _boxes(grid: Grid, p: int, hidden: np.ndarray, barred: np.ndarray, needs: li
     if not feasible.any():
         return None
     return at[feasible], sinks[feasible], rises[feasible]
+
+
+def alternatives(grid: Grid, j: int, code: int) -> list[int]:
+    """The categories dimension j of a corner may take instead of `code`: any other one; along a
+    taxonomy (--hierarchy) only the leaves under exactly the same nodes as `code` (its siblings:
+    every node total holds both or neither, so the shift keeps them all), and none for a node.
+
+    >>> from .cells import layout
+    >>> g = layout([4], [(0,)], [[np.array([0, 1]), np.array([2, 3]), np.array([0, 1, 2, 3])]])
+    >>> alternatives(g, 0, 1), alternatives(g, 0, 4)
+    ([0], [])
+    """
+    size, groups = grid.sizes[j], grid.groups[j]
+    if groups is None:
+        return [a for a in range(size) if a != code]
+    if not 0 <= code < size:
+        return []
+    under = np.zeros((size, len(groups)), bool)  # leaf x node: the leaf is under the node
+    for g, leaves in enumerate(groups):
+        under[leaves, g] = True
+    return [a for a in range(size) if a != code and (under[a] == under[code]).all()]
 
 
 def _weight(grid: Grid, at: np.ndarray, barred: np.ndarray, preferred: np.ndarray | None = None) -> np.ndarray:

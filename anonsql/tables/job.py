@@ -71,7 +71,7 @@ class TablesReport(Report):
     integer_exposed: int = 0  # primaries the LP protected and the whole numbers exposed (then repaired)
     previous: str | None = None  # last period's table whose pattern was kept where it could be (--previous)
     pattern_changes: dict[str, int] | None = None  # against it: cells newly suppressed, cells published again
-    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins)
+    integer_unproven: int = 0  # ... where a hypercube was suppressed instead of the MILP (cube margins, taxonomies too)
     certified: int = 0  # primaries a hidden hypercube protects, found without a solver
     smallest_width: float | None = None  # over primaries, by the independent attack (None: dry run)
     emitted_sql: str | None = None
@@ -96,6 +96,9 @@ class TablesReport(Report):
             f"from exact elimination {self.linear_secondaries:,}, then pinned {self.pinned_after_linear:,}, "
             f"secondaries from the attacker's LP {self.lp_secondaries:,} (exposed over whole numbers only "
             f"{self.integer_exposed:,}), published again as redundant {self.redundant:,}{width}",
+            f"  primaries proved safe by a hypercube of hidden cells, without a solver: {self.certified:,}; "
+            f"hypercubes hidden where only a whole-table integer program could have told: "
+            f"{self.integer_unproven:,}",
         ] + ([f"  secondaries so that no union of a dominance primary's suppressed companions is dominated "
               f"{self.union_secondaries:,}"] if self.dominance or self.p_percent is not None else []) \
             + ([f"  against the previous pattern ({self.previous}): {sum(self.pattern_changes.values()):,} cells "
@@ -168,7 +171,7 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
     targets = by_magnitude(reasons)
     repair = Unions(engine, source, spec, grid, labels, targets) if magnitude(spec) else None
     with report.timed("secondary"):
-        cube = spec.margins == "cube" and len(spec.tables) == 1 and not spec.hierarchy
+        cube = spec.margins == "cube" and len(spec.tables) == 1
         outcome = protect(grid, reasons, protection, cube=cube, forced=_cells(spec.forced, "--publish", spec, grid,
                                                                              labels),
                           zeros=zeros, levels=levels, bounds_all=bounds, label=label, progress=say,
@@ -216,10 +219,11 @@ def run(engine: Engine, source: Table, spec: Spec, *, out: str | None, replace: 
             truth = verify.published(engine, report, source, written, spec)
             keys = {c: (tuple(labels[j][k] for j, k in enumerate(grid.codes[c])), int(grid.grouping_id[c]))
                     for c in np.flatnonzero(outcome.status == "u")}
+            level = {key: float(levels[c]) for c, key in keys.items()}
             result = verify.attack(engine, written, spec.dims, spec.hierarchy, set(keys.values()), protection.floor,
-                                   protection.integer)
-            report.smallest_width = verify.protection(report, result, truth, protection,
-                                                      {key: float(levels[c]) for c, key in keys.items()})
+                                   protection.integer, truth,
+                                   lambda key, lo, hi: protection.holds(truth[key], lo, hi, level[key]), say)
+            report.smallest_width = verify.protection(report, result, truth, protection, level)
             check_unions(engine, report, source, written, spec, {key for c, key in keys.items() if targets[c]})
         if not report.ok:
             raise VerificationError(report.checks)

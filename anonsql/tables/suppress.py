@@ -11,7 +11,8 @@
    Suppressing only relaxes the attacker's LP, so a cell found safe stays safe: each primary
    is audited until safe, then never again (one safe already with primary suppression alone,
    the baseline audit, is not audited again at all).
-   With cube margins a hypercube is its own certificate (hypercube.hidden_box: the shift along
+   With cube margins (a taxonomy's nodes included: corners then move between sibling leaves,
+   hypercube.alternatives) a hypercube is its own certificate (hypercube.hidden_box: the shift along
    its corners keeps every total, over whole numbers too), so no solver runs for a primary whose
    hypercube is hidden already, nor after its hypercube repair; and where the LP protects a count
    but only a MILP over the whole table could tell whether the whole numbers do (seconds to
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import AnonsqlError
+from ..progress import tick
 from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hidden_box, hypercube
@@ -207,7 +209,9 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         return b
 
     started = time.perf_counter()
-    for p in primaries:
+    for done, p in enumerate(primaries, 1):
+        tick(say, "tables: primaries repaired", done, len(primaries),
+             f"  repair: {done:,}/{len(primaries):,} primary cells protected")
         b, first = audited[p], True
         if any(fails(p, b)) or (protection.integer and any(b.fractional)):
             if certified(p, b) or (again := audit(p)) is None:
