@@ -156,3 +156,13 @@ def test_helpers_refuse_to_be_told_where_to_write(tmp_path):
         con.close()
     assert tables(db) == ["people"]
 
+
+
+def test_readme_quotes_the_example_python_model():
+    """The package README's Python model is the example project's, which its example build runs."""
+    import re
+
+    from tests.test_dbt import PACKAGE
+
+    [block] = re.findall(r"^```python\n(.*?)^```", (PACKAGE / "README.md").read_text(), flags=re.S | re.M)
+    assert block == (PACKAGE / "example" / "models" / "patients_k3_py.py").read_text()
