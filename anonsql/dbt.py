@@ -27,7 +27,6 @@ from .engine import Engine, connect
 from .errors import AnonsqlError
 from .report import Report
 from .sql import TableName, ident, render
-from .tables.job import PRIVATE_AUDIT
 
 __all__ = ["kanon", "safe_table"]
 
@@ -51,10 +50,11 @@ def safe_table(dbt: Any, session: Any, data: Any, *, dims: list[str] | str, min_
     `options` are `anonsql.safe_table`'s (margins, measure, contributor, dominance, ...). The
     private audit anonsql keeps beside a safe table is not kept: the model is the public table."""
     from .api import safe_table as tables
+    from .tables.job import PRIVATE_AUDIT
 
     options = _own(options)
     return _run("safe_table", dbt, session, data, lambda engine, table, out: tables(
-        engine, table, dims, min_count=min_count, out=out, replace=True, **options))
+        engine, table, dims, min_count=min_count, out=out, replace=True, **options), beside=(PRIVATE_AUDIT,))
 
 
 def _own(options: dict[str, Any]) -> dict[str, Any]:
@@ -65,8 +65,10 @@ def _own(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def _run(helper: str, dbt: Any, session: Any, data: Any, job: Callable[[Any, str, str], Report]) -> Any:
-    """The job on a cursor of dbt's DuckDB connection: input written, job run, output read, both dropped."""
+def _run(helper: str, dbt: Any, session: Any, data: Any, job: Callable[[Any, str, str], Report],
+         beside: tuple[str, ...] = ()) -> Any:
+    """The job on a cursor of dbt's DuckDB connection: input written, job run, output read, the working
+    tables dropped (the input, the output and the tables the job writes beside it, by suffix)."""
     query = getattr(data, "sql_query", None)
     if not callable(query) or not callable(getattr(session, "cursor", None)):
         raise AnonsqlError(f"anonsql.dbt.{helper} runs in dbt-duckdb's Python models (a DuckDB connection and "
@@ -75,7 +77,7 @@ def _run(helper: str, dbt: Any, session: Any, data: Any, job: Callable[[Any, str
     this = dbt.this
     private = TableName(f"{this.identifier}__anonsql_private_input", this.schema)
     out = TableName(f"{this.identifier}__anonsql_output", this.schema)
-    working = (private, out, TableName(out.name + PRIVATE_AUDIT, out.schema))
+    working = (private, out, *(TableName(out.name + suffix, out.schema) for suffix in beside))
     engine = connect(session.cursor())  # a cursor: a connection of its own to dbt's database
     try:
         _drop(engine, working)
