@@ -81,7 +81,8 @@ def _run(helper: str, dbt: Any, session: Any, data: Any, job: Callable[[Any, str
     engine = connect(session.cursor())  # a cursor: a connection of its own to dbt's database
     try:
         _drop(engine, working)
-        source = exp.Subquery(this=sqlglot.parse_one(query(), read="duckdb"), alias=exp.TableAlias(this=ident("input")))
+        source = exp.Subquery(this=sqlglot.parse_one(query(), read=engine.dialect),
+                              alias=exp.TableAlias(this=ident("input")))
         engine.execute(*render("dbt/model_input", engine.dialect, out=private.expr, query=source))
         report = job(engine, _quoted(private), _quoted(out))
         if not report.ok:  # a job raises when its check fails; a report without ok is not published either
