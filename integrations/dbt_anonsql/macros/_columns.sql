@@ -121,7 +121,28 @@
   {{- return('(' ~ expression ~ ' ~ ' ~ dbt_anonsql.literal(pattern) ~ ')') -}}
 {% endmacro %}
 
-{#- A SQL string literal of `text`, quotes doubled. -#}
+{% macro spark__regex_match(expression, pattern) %}
+  {{- return('(' ~ expression ~ ' RLIKE ' ~ dbt_anonsql.literal(pattern) ~ ')') -}}
+{% endmacro %}
+
+{#- A SQL string literal of `text`: quotes doubled; on Spark, whose literals read backslash escapes
+    (and take '' as two literals joined), backslashes and quotes escaped by a backslash. -#}
 {% macro literal(text) %}
+  {{- return(adapter.dispatch('literal', 'dbt_anonsql')(text)) -}}
+{% endmacro %}
+
+{% macro default__literal(text) %}
   {{- return("'" ~ (text | replace("'", "''")) ~ "'") -}}
 {% endmacro %}
+
+{% macro spark__literal(text) %}
+  {{- return("'" ~ (text | replace("\\", "\\\\") | replace("'", "\\'")) ~ "'") -}}
+{% endmacro %}
+
+{#- The SQL types the tests cast to: a double and a text (Spark spells them DOUBLE and STRING). -#}
+{% macro double_type() %}{{ return(adapter.dispatch('double_type', 'dbt_anonsql')()) }}{% endmacro %}
+{% macro default__double_type() %}{{ return('DOUBLE PRECISION') }}{% endmacro %}
+{% macro spark__double_type() %}{{ return('DOUBLE') }}{% endmacro %}
+{% macro text_type() %}{{ return(adapter.dispatch('text_type', 'dbt_anonsql')()) }}{% endmacro %}
+{% macro default__text_type() %}{{ return('VARCHAR') }}{% endmacro %}
+{% macro spark__text_type() %}{{ return('STRING') }}{% endmacro %}

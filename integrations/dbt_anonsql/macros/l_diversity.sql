@@ -29,8 +29,8 @@ WITH cells AS (
   GROUP BY {{ dbt_anonsql.quoted(qi) }}, {{ adapter.quote(s) }}
 ), classes AS (
   SELECT {{ dbt_anonsql.quoted(qi) }}, SUM(n) AS group_size, COUNT(*) AS distinct_values,
-         LN(CAST(SUM(n) AS DOUBLE PRECISION))
-           - SUM(n * LN(CAST(n AS DOUBLE PRECISION))) / SUM(n) AS entropy
+         LN(CAST(SUM(n) AS {{ dbt_anonsql.double_type() }}))
+           - SUM(n * LN(CAST(n AS {{ dbt_anonsql.double_type() }}))) / SUM(n) AS entropy
   FROM cells
   GROUP BY {{ dbt_anonsql.quoted(qi) }}
 )
@@ -41,7 +41,7 @@ FROM classes AS c
 {%- if kind == 'distinct' %}
 WHERE c.distinct_values < {{ l }}
 {%- else %}
-WHERE c.entropy < LN(CAST({{ l }} AS DOUBLE PRECISION)) - 1e-9
+WHERE c.entropy < LN(CAST({{ l }} AS {{ dbt_anonsql.double_type() }})) - 1e-9
 {%- endif %}
 ORDER BY c.group_size, {{ dbt_anonsql.quoted(qi, 'c') }}
 {% endmacro %}

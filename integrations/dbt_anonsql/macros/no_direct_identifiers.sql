@@ -41,7 +41,7 @@
                    ('whole numbers in scientific notation', '^[0-9](\\.[0-9]+)?[eE]\\+?(0?[89]|[1-9][0-9])$', none)] -%}
 {%- if names | length == 0 %}
 -- every column is a quasi-identifier: none to scan
-SELECT CAST(NULL AS VARCHAR) AS column_name WHERE 1 = 0
+SELECT CAST(NULL AS {{ dbt_anonsql.text_type() }}) AS column_name WHERE 1 = 0
 {%- else %}
 -- per column A: its non-NULL rows, |dom(A)|, the rows sharing their value with <= 4 others, and the
 -- rows in an identifier's format
@@ -51,7 +51,7 @@ WITH total AS (
 {%- for name in names %}
   {%- set kind = dbt_anonsql.column_kind(model, name) %}
   {%- set by_name = (dbt_anonsql.name_words(name) | select('in', name_words) | list | length) > 0 %}
-  {%- set v = 'CAST(g.v AS VARCHAR)' %}
+  {%- set v = 'CAST(g.v AS ' ~ dbt_anonsql.text_type() ~ ')' %}
   SELECT {{ dbt_anonsql.literal(name) }} AS column_name, {{ loop.index }} AS position,
          {{ 1 if by_name else 0 }} AS by_name,
          COUNT(*) AS n_distinct,

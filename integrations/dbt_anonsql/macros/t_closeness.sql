@@ -35,8 +35,8 @@ WITH cells AS (
 ), grid AS (
   -- p_E(v_i) - p(v_i) for every class and value
   SELECT z.e, x.i,
-         CAST(COALESCE(c.n, 0) AS DOUBLE PRECISION) / z.size
-           - CAST(x.n_v AS DOUBLE PRECISION) / (SELECT SUM(n_v) FROM vals) AS diff
+         CAST(COALESCE(c.n, 0) AS {{ dbt_anonsql.double_type() }}) / z.size
+           - CAST(x.n_v AS {{ dbt_anonsql.double_type() }}) / (SELECT SUM(n_v) FROM vals) AS diff
   FROM sizes AS z
   CROSS JOIN vals AS x
   LEFT JOIN cells AS c ON c.e = z.e AND {{ dbt_anonsql.null_safe_equal('c.v', 'x.v') }}

@@ -57,6 +57,12 @@ def materialize(df, con):
 {% macro anonsql_job_start(function, kwargs) %}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set in_process = adapter.dispatch('runs_python_in_process', 'dbt_anonsql')() -%}
+  {%- set scheme = adapter.dispatch('anonsql_database_url_scheme', 'dbt_anonsql')() -%}
+  {%- if not in_process and scheme is none -%}
+    {{ exceptions.raise_compiler_error("materialized='anonsql_" ~ ('kanon' if function == 'k_anonymize' else 'safe_table')
+       ~ "' on " ~ target_relation ~ ": anonsql runs its jobs on dbt-duckdb and dbt-postgres, not on dbt-"
+       ~ adapter.type()) }}
+  {%- endif -%}
   {%- if not in_process and not env_var('ANONSQL_DBT_BUILD', '') -%}
     {{ exceptions.raise_compiler_error("materialized='anonsql_" ~ ('kanon' if function == 'k_anonymize' else 'safe_table')
        ~ "' on " ~ target_relation ~ ": dbt-" ~ adapter.type() ~ " runs no Python in dbt's process, where anonsql "
@@ -83,8 +89,7 @@ def materialize(df, con):
   {%- endif -%}
   {{ return({'target': target_relation, 'new': existing is none, 'code': none,
              'request': 'anonsql-dbt-job ' ~ tojson({'adapter': adapter.type(), 'function': function,
-                                                     'scheme': adapter.dispatch('anonsql_database_url_scheme',
-                                                                                'dbt_anonsql')(),
+                                                     'scheme': scheme,
                                                      'input': dbt_anonsql._anonsql_name(input_relation),
                                                      'kwargs': kwargs})}) }}
 {% endmacro %}
