@@ -241,7 +241,8 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
                          script_before=before, script_checks=checks,
                          follows={b: c for c, pair in bounded.items() for b in pair}, **options)
     except BaseException:
-        engine.execute(*sql.render("common/drop_temp_table", d, tbl=work.expr))  # a job that failed after writing
+        if local:  # a job that failed after writing its working table
+            engine.execute(*sql.render("common/drop_temp_table", d, tbl=work.expr))
         raise
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
