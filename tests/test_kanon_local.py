@@ -53,6 +53,25 @@ def test_a_cell_goes_one_level_up_in_the_table(db, engine, make_table):
                 if "private_anonsql_local" in n]  # the working table is gone
 
 
+def test_a_cell_goes_up_with_a_class_column(db, engine, make_table):
+    """With a class cls (each pair of equal ages split over classes a and b, 31 and 33 both in a) the loop,
+    merging within a class, blanks the 20s, 22s, 31 and 33 (6 cells; checked below). The pass, in class
+    ⊥ (20: 2 rows, 22: 2, 31: 1, 33: 1): rung 0, the 20s leave (4 stay), the 22s leave (2 stay), 31 and 33
+    alone cannot; rung 1, [30,40) holds both: they leave, the class emptied. The label check counts
+    [30,40) in class a: 2 published rows, 2 source rows under it."""
+    make_table("t", {**UP, "cls": ["a", "b"] * 4 + ["a", "a"]})
+
+    def run(out, local):
+        return anonsql.k_anonymize(db, "t", "age", "cls", 2, cost="ham", out=out, hierarchy=["age=interval:10,20"],
+                                   max_suppressed_records=0.5, local_recoding=local)
+
+    loop = run("t_cls_loop", False)
+    assert loop.ok and loop.suppressed_cells == 6 and _ages(engine, "t_cls_loop")[:4] == [None] * 4
+    r = run("t_cls", True)
+    assert r.ok and r.recoding["local_recoding"]["cells_given_back"] == 6 and r.suppressed_cells == 0
+    assert _ages(engine, "t_cls") == [str(a) for a in PAIRS] + ["[30,40)", "[30,40)"]
+
+
 def test_no_level_works_the_cell_stays_null_in_the_table(db, engine, make_table):
     make_table("t", NONE)
     r = _local(db, "t_none")
