@@ -10,10 +10,14 @@ import numpy as np
 import pytest
 
 import anonsql
+from anonsql.catalog import get_table
 from anonsql.cli import main
+from anonsql.hierarchy import parse_all, resolve
 from anonsql.kanon.diversity import Model
 from anonsql.kanon.local import give_back, identity, number
+from anonsql.kanon.relabel import check
 from anonsql.kanon.restore import restore
+from anonsql.report import Report
 
 # ---- golden tables ------------------------------------------------------------------------------------------
 
@@ -78,6 +82,26 @@ def test_no_level_works_the_cell_stays_null_in_the_table(db, engine, make_table)
     assert r.ok and r.recoding["levels"] == {"age": 0} and r.suppressed_cells == 2
     assert r.recoding["local_recoding"]["cells_given_back"] == 0
     assert _ages(engine, "t_none") == [str(a) for a in PAIRS] + [None, None]
+
+
+@pytest.mark.parametrize("published, passes", [
+    (["[30,40)", "[30,40)"], True),  # one level up
+    (["[20,40)", "[20,40)"], True),  # two levels up: any level above the node's is a label of the source
+    (["31", "[30,40)"], True),  # mixed levels in one column
+    (["[40,50)", "[30,40)"], False),  # a label the source does not give 31
+    (["20", "20"], False),  # the value of other rows: 20 now holds 4 rows, the source 2
+    (["[20,30)", None], False)])  # [20,30) holds 8 source rows, so 9 published is one too many
+def test_the_label_check_is_independent_of_the_decisions(db, engine, make_table, published, passes):
+    """relabel.check on hand-made outputs (the last two rows of UP changed; the other rows as in the
+    source, [20,30) written for all eight in the last case): it reads the source and the output only."""
+    make_table("t", UP)
+    ages = [str(a) for a in PAIRS] if published[0] != "[20,30)" else ["[20,30)"] * 8
+    make_table("t_hand", {"id": UP["id"], "age": ages + published})
+    source = get_table(engine, "t")
+    hierarchies = resolve(engine, source, parse_all(["age=interval:10,20"]))
+    report = Report(table="t")
+    check(engine, report, source, get_table(engine, "t_hand"), hierarchies, [0], None, 1)
+    assert report.ok is passes
 
 
 def test_local_recoding_from_the_command_line(db, make_table, capsys):
