@@ -249,8 +249,9 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     report.table = str(source)
     given: dict[str, int] = {}
     if local:
-        given = relabel.run(engine, report, source, work, ordered, chosen.levels, class_column, k, out,
-                            bool(options.get("replace")), say)
+        with report.timed("local recoding"):
+            given = relabel.run(engine, report, source, work, ordered, chosen.levels, class_column, k, out,
+                                bool(options.get("replace")), say)
         report.out = str(target)
         report.suppressed_by_column = {c: n - given[c] for c, n in report.suppressed_by_column.items()}
         report.suppressed_cells -= sum(given.values())

@@ -32,12 +32,16 @@ SCRATCH = "private_anonsql_local"
 DECISIONS = "anonsql_local_decisions"
 
 
+HIDDEN = "anonsql_at_"
+
+
 def hidden(j: int) -> str:
     """The hidden copy of QI j's label at the global node's level, in the recoded view."""
-    return f"anonsql_at_{j}"
+    return f"{HIDDEN}{j}"
 
 
 def text(e: exp.Expr) -> exp.Expr:
+    """`e` as text (the labels' type; a level-0 value cast so it can stand beside labels)."""
     return exp.cast(e, "VARCHAR")
 
 
@@ -62,20 +66,15 @@ def run(engine: Engine, report: Report, source: Table, work: sql.TableName, hier
         codes, final, counts = _coded(tuples, len(hierarchies), names)
         back, given = give_back(codes, final, counts, k, ladders)
         say(f"local recoding: {given:,} blanked cells given back as labels")
-        changed = np.flatnonzero((back != final).any(axis=1))
         m = len(hierarchies)
         per_column = {h.column: int(((back != final)[:, j] * counts).sum()) for j, h in enumerate(hierarchies)}
-        frame: dict[str, list] = {f"y_{j}": [keys[t][j] for t in changed] for j in range(m + 1)}
-        for j in range(m):
-            rungs = [names[j][int(back[t, j])] if back[t, j] != final[t, j] else (None, None) for t in changed]
-            frame[f"r_{j}"] = [r for r, _ in rungs]
-            frame[f"g_{j}"] = [g for _, g in rungs]
+        frame = _decisions(keys, final, back, names)
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("kanon/local_decisions", d, decisions=decisions,
                                    key=[sql.ident(f"y_{j}") for j in range(m + 1)],
                                    rung=[sql.ident(f"r_{j}") for j in range(m)],
                                    label=[sql.ident(f"g_{j}") for j in range(m)]))
-        if len(changed):
+        if len(frame["y_0"]):
             engine.insert_rows(decisions, list(frame), {c: np.array(v, dtype=object) for c, v in frame.items()})
         with engine.transaction(), staged_output(engine, target, replaced) as staged:
             engine.execute(*sql.render("kanon/local_write", d, out=staged.expr, tbl=suppressed.expr,
@@ -89,6 +88,20 @@ def run(engine: Engine, report: Report, source: Table, work: sql.TableName, hier
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=decisions))
         engine.execute(*sql.render("common/drop_temp_table", d, tbl=work.expr))
     return per_column
+
+
+def _decisions(keys: list[tuple], final: np.ndarray, back: np.ndarray, names: Sequence[list[tuple[int, str]]]
+               ) -> dict[str, list]:
+    """The rows of sql/kanon/local_decisions.sql: per tuple the pass changed, its key (y_j, the class)
+    and per QI the rung and label given back (None where the cell is unchanged)."""
+    changed = np.flatnonzero((back != final).any(axis=1))
+    m = final.shape[1]
+    frame: dict[str, list] = {f"y_{j}": [keys[t][j] for t in changed] for j in range(m + 1)}
+    for j in range(m):
+        rungs = [names[j][int(back[t, j])] if back[t, j] != final[t, j] else (None, None) for t in changed]
+        frame[f"r_{j}"] = [r for r, _ in rungs]
+        frame[f"g_{j}"] = [g for _, g in rungs]
+    return frame
 
 
 def _ladder(engine: Engine, source: Table, h: Hierarchy, level: int) -> tuple[list[np.ndarray], list[tuple[int, str]]]:
@@ -135,7 +148,7 @@ def _items(table: Table, hierarchies: Sequence[Hierarchy], ladders: Sequence[lis
     qi = {h.column.lower(): j for j, h in enumerate(hierarchies)}
     items: list[exp.Expr] = []
     for c in table.column_names:
-        if c.startswith("anonsql_at_"):
+        if c.startswith(HIDDEN):
             continue
         j = qi.get(c.lower())
         if j is None:
