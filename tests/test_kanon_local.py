@@ -123,6 +123,16 @@ def test_local_recoding_refuses_what_it_does_not_take(db, engine, make_table, op
     assert not engine.fetch_all("SELECT table_name FROM information_schema.tables WHERE table_name = 't_bad'")
 
 
+def test_an_existing_output_is_refused_before_any_work(db, engine, make_table):
+    make_table("t", UP)
+    make_table("t_taken", {"x": [1]})
+    with pytest.raises(anonsql.AnonsqlError, match="already exists"):
+        _local(db, "t_taken")
+    assert engine.fetch_all("SELECT * FROM t_taken") == [(1,)]
+    assert not [n for (n,) in engine.fetch_all("SELECT table_name FROM information_schema.tables")
+                if "private_anonsql_local" in n]
+
+
 def test_local_recoding_bad_input_exits_2(db, make_table, capsys):
     make_table("t", UP)
     code = main(["kanon", "--db", db, "--table", "t", "--qi", "age", "--k", "2", "--local-recoding", "--out", "t_x"])
