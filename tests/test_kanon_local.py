@@ -55,6 +55,7 @@ def test_a_cell_goes_one_level_up_in_the_table(db, engine, make_table):
     assert anonsql.check(db, "t_up", "age", 2).ok
     assert not [n for (n,) in engine.fetch_all("SELECT table_name FROM information_schema.tables")
                 if "private_anonsql_local" in n]  # the working table is gone
+    assert not [w for w in r.warnings if "anonsql" in w]  # neither the working table nor its hidden columns
 
 
 def test_a_cell_goes_up_with_a_class_column(db, engine, make_table):

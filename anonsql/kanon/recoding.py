@@ -253,6 +253,8 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
             given = relabel.run(engine, report, source, work, ordered, chosen.levels, class_column, k, out,
                                 bool(options.get("replace")), say)
         report.out = str(target)
+        report.warnings = [w.replace(str(work), str(target)).replace(work.name, str(target))  # said of the output
+                           for w in report.warnings if relabel.HIDDEN not in w]
         report.suppressed_by_column = {c: n - given[c] for c, n in report.suppressed_by_column.items()}
         report.suppressed_cells -= sum(given.values())
         report.suppressed_ratio = report.suppressed_cells / report.qi_cells if report.qi_cells else 0.0
