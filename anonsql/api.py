@@ -160,7 +160,8 @@ def _sensitive(tab: Table, names: Sequence[str], qi: Sequence[str]) -> list[str]
 @validate_params({"qi": Names(), "k": K, "cost": StrOptions(COSTS, label="cost"),
                   "alpha": Interval(float, 0, None, label="alpha (the pseudo count)"), "seed": SEED,
                   "in_place": bool, "replace": bool, "emit_sql": EMIT_SQL, "execute": bool, "drop": NAMES,
-                  "pseudonymize": NAMES, "restore": bool, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
+                  "pseudonymize": NAMES, "restore": bool,
+                  "local_recoding": bool, **{kind: [KANON_MODELS[kind], None] for kind in KANON_MODELS},
                   "hierarchy": [Parsed(lazy_parser(".hierarchy.model", "parse_all"), label="--hierarchy",
                                        bad=["age", "age=interval:10,15"], kinds=(str, list, tuple, Mapping)), None],
                   "max_suppressed_records": Interval(float, 0, 1, label="--max-suppressed-records"),
@@ -174,7 +175,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                 entropy_l: Limits = None, recursive_cl: Limits = None, t_closeness: Limits = None,
                 hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
                 max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False,
-                search_utility: str = "loss", restore: bool = False) -> KanonReport:
+                search_utility: str = "loss", restore: bool = False, local_recoding: bool = False) -> KanonReport:
     """k-anonymize `table` over `qi` by bottom-up cell suppression (Kameya & Hayashi 2016).
 
     Writes a new table (`out`, default <table>_k<k>) or, with `in_place`, rewrites the source
@@ -193,6 +194,8 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
     `search_utility` 'mar' has the search minimise the papers' MAR cost (KL) instead of ARX's loss metric.
     `restore=True` then gives blanked cells back while every class keeps k and those models
     (anonsql.kanon.restore: not the paper's; fewer blanks, a different trade-off).
+    `local_recoding=True` (with `hierarchy`) gives them back as the lowest label of their ladder that
+    keeps every class at k (anonsql.kanon.relabel: a greedy local recoding after the global one).
     """
     from .kanon import entry as _kanon_entry
 
@@ -204,7 +207,7 @@ def k_anonymize(db: str | Engine, table: str, qi: Sequence[str] | str, class_col
                                         recursive_cl=recursive_cl, t_closeness=t_closeness, hierarchy=hierarchy,
                                         max_suppressed_records=max_suppressed_records,
                                         hierarchy_bounds=hierarchy_bounds, search_utility=search_utility,
-                                        restore=restore)
+                                        restore=restore, local_recoding=local_recoding)
 
 
 @validate_params({"replace": bool, "emit_sql": EMIT_SQL, "execute": bool})

@@ -93,15 +93,16 @@ def leaves(before: pd.Series, after: pd.Series) -> dict[str, set[str]]:
     return {label: set(values) for label, values in frame.groupby("label")["value"]}
 
 
-def range_query_error(before: pd.DataFrame, after: pd.DataFrame, qi: list[str], queries: int, seed: int = 0
-                      ) -> float:
+def range_query_error(before: pd.DataFrame, after: pd.DataFrame, qi: list[str], queries: int, seed: int = 0,
+                      hierarchy: dict[str, dict[str, set[str]]] | None = None) -> float:
     """Median relative error of random count queries (module docstring); a published label stands for
-    the input values under it (`leaves`), each with an equal share (benchmarks/kanon_generalize.py)."""
+    the input values under it (`leaves`, or `hierarchy[col]` where given: every input value the
+    hierarchy puts under it), each with an equal share (benchmarks/kanon_generalize.py)."""
     rng = np.random.default_rng(seed)
     columns = {}
     for col in qi:
         domain = pd.Index(before[col].astype(str).unique())
-        under = leaves(before[col], after[col])
+        under = {**leaves(before[col], after[col]), **(hierarchy or {}).get(col, {})}
         labels = pd.Index(sorted(under))
         member = np.zeros((len(labels), len(domain)))  # label -> its input values, each 1/|leaves|
         for i, label in enumerate(labels):

@@ -16,11 +16,14 @@ limit 5% (`--max-suppressed-records 0.05`). Hierarchies, ARX's standard Adult on
 - native country: the continent, then * (`COUNTRY`); workclass: Government / Non-Government /
   Unemployed, then * (`WORKCLASS`); each loaded as a stored taxonomy (`taxonomy:NAME`).
 
-Each set-up runs suppression-only kanon and kanon --hierarchy, under cost ham and mar. Figures,
-computed here from the output table, aligned with the input by id:
+Each set-up runs suppression-only kanon, kanon --hierarchy (global recoding, then suppression) and
+kanon --hierarchy --local-recoding (the blanks then given back as labels at the node's level or
+above), the last also with a 20% suppression limit (a finer node, more blanks to give back), under
+cost ham and mar. Figures, computed here from the output table, aligned with the input by id:
 - `loss_metric`: ARX's LM: a cell published as label L loses (input values under L - 1) /
-  (input values of the column - 1) (the values under L read off the aligned rows), a blank cell 1,
-  a kept value 0; mean over the QI cells (suppression only: the blank share);
+  (input values of the column - 1) (the values under L: every input value the hierarchy puts under
+  it, read off the input at every level, `hierarchy_leaves`), a blank cell 1, a kept value 0; mean
+  over the QI cells (suppression only: the blank share);
 - `suppressed_share`: QI cells NULL in the output and not in the input, over the QI cells;
 - `range_query_error`: median relative error of `--queries` random count queries per subset size
   1..3 (kanon_arx's queries: per attribute a random non-empty value set S); a row's estimate per
@@ -83,16 +86,37 @@ ARX = {"5": {"loss_metric": 0.280, "nb_error": 0.210}, "10": {"loss_metric": 0.3
 MANUAL = {"5": {"loss_metric": 0.151, "nb_error": 0.186}, "10": {"loss_metric": 0.214, "nb_error": 0.187}}
 
 
-def loss_metric(before: pd.DataFrame, after: pd.DataFrame, qi: list[str]) -> float:
+def loss_metric(before: pd.DataFrame, after: pd.DataFrame, qi: list[str],
+                hierarchy: dict[str, dict[str, set[str]]]) -> float:
     """ARX's LM (module docstring): mean over the QI cells."""
     cells = []
     for col in qi:
         domain = before[col].astype(str).nunique()
-        under = {label: len(values) for label, values in leaves(before[col], after[col]).items()}
+        under = {label: len(values) for label, values in {**leaves(before[col], after[col]),
+                                                          **hierarchy.get(col, {})}.items()}
         label = after[col].astype(str)
         lost = np.where(after[col].isna(), 1.0, (label.map(under).fillna(1).to_numpy() - 1) / max(domain - 1, 1))
         cells.append(lost)
     return float(np.mean(cells))
+
+
+def hierarchy_leaves(db: str) -> dict[str, dict[str, set[str]]]:
+    """Per hierarchy column, each label of each level below * -> the input values under it (read from
+    the input with the labels' SQL), so a label given to a few rows (local recoding) still stands for
+    all the values under its node."""
+    engine = anonsql.connect(db)
+    try:
+        table = get_table(engine, "adult")
+        found: dict[str, dict[str, set[str]]] = {}
+        for h in resolve(engine, table, parse_all(HIERARCHIES)):
+            labels = [sql.exp.alias_(level_expr(h, level), f"l_{level}") for level in range(1, h.top)]
+            text = sql.exp.select(sql.column(h.column), *labels).distinct().from_(table.expr).sql(engine.dialect)
+            for value, *above in engine.fetch_all(text):
+                for label in above:
+                    found.setdefault(h.column, {}).setdefault(str(label), set()).add(str(value))
+    finally:
+        engine.close()
+    return found
 
 
 def recoded_input(db: str, levels: dict[str, int], name: str) -> str:
@@ -114,18 +138,29 @@ def recoded_input(db: str, levels: dict[str, int], name: str) -> str:
     return name
 
 
-def run(db: str, before: pd.DataFrame, k: int, cost: str, generalize: bool, queries: int) -> dict:
-    out = f"adult_k{k}_{cost}_{'g' if generalize else 's'}"
-    report, seconds, after = kanon(db, CUBE_QI, k, cost, out, **(
-        {"hierarchy": HIERARCHIES, "max_suppressed_records": 0.05} if generalize else {}))
+GLOBAL = {"hierarchy": HIERARCHIES, "max_suppressed_records": 0.05}
+#: name in the output table -> (the method's name, kanon's options)
+METHODS = {"s": ("suppression only", {}), "g": ("generalize, then suppress", GLOBAL),
+           "l": ("generalize, suppress, local recoding", {**GLOBAL, "local_recoding": True}),
+           "l20": ("generalize, suppress, local recoding, suppression limit 20%",
+                   {**GLOBAL, "local_recoding": True, "max_suppressed_records": 0.2})}
+
+
+def run(db: str, before: pd.DataFrame, k: int, cost: str, method: str, queries: int,
+        hierarchy: dict[str, dict[str, set[str]]]) -> dict:
+    out = f"adult_k{k}_{cost}_{method}"
+    name, options = METHODS[method]
+    generalize = bool(options)
+    report, seconds, after = kanon(db, CUBE_QI, k, cost, out, **options)
     test = recoded_input(db, report.recoding["levels"], f"{out}_test") if generalize else "adult"
     nb = anonsql.evaluate_classifiers(db, test, out, CUBE_QI, "income", key="id", folds=10, seed=0,
                                       classifiers="nb").classifiers["nb"]
     blanks = [float((after[c].isna() & before[c].notna()).mean()) for c in CUBE_QI]
-    return {"k": k, "cost": cost, "method": "generalize, then suppress" if generalize else "suppression only",
-            "ok": report.ok, "loss_metric": loss_metric(before, after, CUBE_QI),
+    return {"k": k, "cost": cost, "method": name,
+            "ok": report.ok, "loss_metric": loss_metric(before, after, CUBE_QI, hierarchy),
             "suppressed_share": float(np.mean(blanks)), "range_query_error": range_query_error(
-                before, after, CUBE_QI, queries), "nb_error": nb.error, "nb_baseline_error": nb.baseline_error,
+                before, after, CUBE_QI, queries, hierarchy=hierarchy),
+            "nb_error": nb.error, "nb_baseline_error": nb.baseline_error,
             "search": report.recoding, "seconds": seconds, "stages": report.seconds}
 
 
@@ -170,10 +205,11 @@ def main() -> None:
             path = Path(tmp) / f"{col}.json"
             path.write_text(json.dumps(tree))
             anonsql.taxonomy_load(db, f"adult_{col}", file=str(path))
+        hierarchy = hierarchy_leaves(db)
         for k in (5, 10):
             for cost in ("ham", "mar"):
-                for generalize in (False, True):
-                    results.append(run(db, before, k, cost, generalize, args.queries))
+                for method in METHODS:
+                    results.append(run(db, before, k, cost, method, args.queries, hierarchy))
                     print(json.dumps({k: v for k, v in results[-1].items() if k != "stages"}), file=sys.stderr)
     print(json.dumps({"rows": len(frame), "qi": CUBE_QI, "hierarchies": HIERARCHIES, "arx": ARX,
                       "manual_bin_age_width_10": MANUAL, "load_average": os.getloadavg(), "results": results},

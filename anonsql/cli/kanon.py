@@ -66,6 +66,9 @@ _EPILOG = (
 @click.option("--restore", is_flag=True,
               help="after the loop, give blanked cells back greedily while every class keeps k and every model "
                    "(not the paper's: fewer blanks, the cost's choices no longer final)")
+@click.option("--local-recoding", "local_recoding", is_flag=True,
+              help="with --hierarchy: after the loop, give blanked cells back as the lowest label of their ladder "
+                   "that keeps every class at k (greedy local recoding after the global one; not ARX's)")
 @click.option("--search-utility", "search_utility", type=click.Choice(["loss", "mar"]), default="loss",
               show_default=True, help="with --hierarchy: what the search minimises, ARX's loss metric or the papers' "
                                       "MAR cost (KL of the class-conditional distributions)")
@@ -80,7 +83,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
           seed: int, out: str | None, in_place: bool, replace: bool, drop: str | None, pseudonymize: str | None,
           key_file: str | None, l_diversity: str | None, entropy_l: str | None, recursive_cl: str | None,
           t_closeness: str | None, hierarchy: tuple[str, ...], max_suppressed_records: float, hierarchy_bounds: bool,
-          search_utility: str, restore: bool,
+          search_utility: str, restore: bool, local_recoding: bool,
           changes: str | None, emit_sql: str | None, dry_run: bool,
           report_file: str | None, quiet: bool) -> int:
     """Blank cells so no one can be singled out by their quasi-identifiers (k-anonymity; Kameya & Hayashi 2016).
@@ -100,6 +103,7 @@ def kanon(db: str, table: str, as_json: bool, qi: str, class_column: str | None,
                              entropy_l=entropy_l, recursive_cl=recursive_cl, t_closeness=t_closeness,
                              hierarchy=list(hierarchy) or None, max_suppressed_records=max_suppressed_records,
                              hierarchy_bounds=hierarchy_bounds, search_utility=search_utility, restore=restore,
+                             local_recoding=local_recoding,
                              execute=options.execute(dry_run, emit_sql),
                              progress=options.progress(quiet))
     return options.finish(result, as_json, report_file, emit_sql=emit_sql)

@@ -29,7 +29,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                 l_diversity: Limits = None, entropy_l: Limits = None, recursive_cl: Limits = None,
                 t_closeness: Limits = None, hierarchy: Sequence[str] | str | Mapping[str, str] | None = None,
                 max_suppressed_records: float = 0.05, hierarchy_bounds: bool = False,
-                search_utility: str = "loss", restore: bool = False) -> job.KanonReport:
+                search_utility: str = "loss", restore: bool = False, local_recoding: bool = False) -> job.KanonReport:
     """See anonsql.api.k_anonymize; `script` builds the reviewable script (report.script) without
     writing it anywhere (`emit_sql` builds and writes it). `hierarchy` generalizes first
     (anonsql.kanon.recoding): 'COL=KIND:ARGS' texts or {column: spec}; `hierarchy_bounds` adds
@@ -37,6 +37,8 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
     (recoding.UTILITIES)."""
     k = validate.k(k)
     hierarchies = parse_all(hierarchy)
+    if local_recoding and not hierarchies:
+        raise AnonsqlError("--local-recoding gives cells back as labels of --hierarchy's ladders: give --hierarchy")
     if hierarchy_bounds and not hierarchies:
         raise AnonsqlError("--hierarchy-bounds bounds --hierarchy's intervals and dates: give --hierarchy")
     utility = validate.choice("search utility", search_utility, recoding.UTILITIES)
@@ -71,7 +73,7 @@ def k_anonymize(engine: Engine, table: str, qi: Sequence[str] | str, class_colum
                             emit_sql=emit_sql, execute=execute, in_place=in_place, progress=progress, cost=cost,
                             alpha=alpha, seed=seed, replace=replace, drop=dropped, pseudonymize=pseudo, key=key,
                             changes=changes, script=script, models=models, bounds=hierarchy_bounds,
-                            utility=utility, restore=restore)
+                            utility=utility, restore=restore, local=local_recoding)
     return job.run(engine, tab, rows, qi_cols, cls, k, cost=cost, alpha=alpha, seed=seed, out=out,
                    in_place=in_place, replace=replace, emit_sql=emit_sql, execute=execute,
                    progress=progress, drop=dropped, pseudonymize=pseudo, key=key, changes=changes, script=script,

@@ -87,6 +87,10 @@ class KanonReport(Report):
                          f"{r['max_suppressed_records']:.1%}; {r['nodes_evaluated']:,} of {r['lattice_nodes']:,} "
                          f"lattice nodes evaluated, {r['nodes_per_second']:,.0f} per second):")
             lines += [f"    {name}: {meaning}" for name, meaning in r["meaning"].items()]
+            if "local_recoding" in r:
+                lines.append(f"  --local-recoding gave {r['local_recoding']['cells_given_back']:,} blanked cells back "
+                             "as labels at the node's level or above, every class keeping k (counted above as not "
+                             "blanked)")
         if self.restored_cells is not None:
             lines.append(f"  --restore gave {self.restored_cells:,} blanked cells back after the loop, every class "
                          "keeping k and the models (counted above as not blanked)")

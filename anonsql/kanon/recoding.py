@@ -15,14 +15,14 @@ import numpy as np
 from sqlglot import exp
 
 from .. import sql
-from ..catalog import Column, Table
+from ..catalog import Column, Table, output_table
 from ..engine import Engine
 from ..errors import AnonsqlError
 from ..hierarchy import Hierarchy, level_expr
 from ..hierarchy.expressions import BOUNDED_KINDS, bound_exprs
 from ..report import Progress, Report, silent
 from ..stats import scratch_table
-from . import job
+from . import job, relabel
 from .lattice import Evaluated, Search, search
 
 BASE = "anonsql_recoding_base"
@@ -166,13 +166,16 @@ def _level(mask: int, levels: Sequence[int]) -> int:
 def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_column: str | None, k: int,
         hierarchies: Sequence[Hierarchy], max_suppressed: float, *, out: str | None, emit_sql: str | None,
         execute: bool, in_place: bool, progress: Progress | None = None, bounds: bool = False,
-        utility: str = "loss", **options: Any) -> job.KanonReport:
+        utility: str = "loss", local: bool = False, **options: Any) -> job.KanonReport:
     """Search the node, recode the source as a view, run the kanon job on it, check the labels.
-    With `bounds`, each interval or date QI gets `<col>_lo`/`<col>_hi` columns beside it (bound_columns)."""
+    With `bounds`, each interval or date QI gets `<col>_lo`/`<col>_hi` columns beside it (bound_columns);
+    with `local`, blanked cells are then given back as labels (anonsql.kanon.relabel)."""
     if not engine.recodes_globally:
         raise AnonsqlError("kanon --hierarchy does not run on this engine yet (Spark): run it on DuckDB or PostgreSQL")
     if in_place:
         raise AnonsqlError("--hierarchy writes text labels into a new table; it cannot run --in-place")
+    if local:
+        _local_refusals(bounds, emit_sql, execute, options)
     say = progress or silent
     by_column = {h.column: h for h in hierarchies}
     stray = [h.column for h in hierarchies if h.column not in qi]
@@ -187,26 +190,37 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
     view = sql.TableName(VIEW, engine.temp_schema)
     items: list[Any] = []
     columns: list[Column] = []
+    as_text = {h.column for h, level in zip(ordered, chosen.levels) if level or (local and h.top > 1)}
     for c in source.columns:
-        items.append(exp.alias_(level_expr(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
-                     if level_of.get(c.name, 0) else sql.column(c.name))
-        columns.append(Column(c.name, "VARCHAR") if level_of.get(c.name, 0) else c)
+        items.append(exp.alias_(_as_text(ordered[qi.index(c.name)], level_of[c.name]), sql.ident(c.name))
+                     if c.name in as_text else sql.column(c.name))
+        columns.append(Column(c.name, "VARCHAR") if c.name in as_text else c)
         if c.name in bounded:
             h = ordered[qi.index(c.name)]
             for name, expr in zip(bounded[c.name], bound_exprs(h, level_of[c.name], c.data_type, d)):
                 items.append(exp.alias_(expr, sql.ident(name)))
                 columns.append(Column(name, c.data_type))
+    if local:  # each QI's label at the node beside it, hidden: the pass after the job reads it
+        for j, h in enumerate(ordered):
+            at = _as_text(h, chosen.levels[j]) if h.column in as_text else level_expr(h, chosen.levels[j])
+            items.append(exp.alias_(at, relabel.hidden(j)))
+            columns.append(Column(relabel.hidden(j), "VARCHAR" if h.column in as_text
+                                  else source.column(h.column).data_type))
     engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     engine.execute(*sql.render("kanon/recoded_view", d, view=view.expr, src=source.expr, item=items))
     recoded = Table(view.schema or "", view.name, tuple(columns))
 
     def check(report: Report, written: Table) -> None:
-        labels(engine, report, source, written, ordered, chosen.levels, class_column)
+        if not local:  # with it, relabel checks the labels at the node or above on the output itself
+            labels(engine, report, source, written, ordered, chosen.levels, class_column)
         if bounded:
             bound_check(engine, report, source, written, ordered, chosen.levels, bounded)
 
     out = out or f"{source.name}_k{k}"
     target = sql.TableName.parse(out)
+    work = relabel.scratch(source)
+    if local:  # the output's name checked before any work (the job writes the working table)
+        output_table(engine, source, out, out, bool(options.get("replace")))
     node = "; ".join(f"{h.column} level {level}: {h.meaning(level)}" for h, level in zip(ordered, chosen.levels))
     before = [(f"global recoding (issue 33), the lattice node of least {UTILITY_NAMES[utility]}: {node}; the source "
                "seen recoded at it (sql/kanon/recoded_view.sql)",
@@ -222,13 +236,28 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
                                                                                     (lo, hi))))
                for h, level in zip(ordered, chosen.levels) if h.column in bounded for lo, hi in [bounded[h.column]]]
     try:
-        report = job.run(engine, recoded, rows, qi, class_column, k, out=out,
+        report = job.run(engine, recoded, rows, qi, class_column, k, out=str(work) if local else out,
                          emit_sql=emit_sql, execute=execute, in_place=False, progress=progress, also_verify=check,
                          script_before=before, script_checks=checks,
                          follows={b: c for c, pair in bounded.items() for b in pair}, **options)
+    except BaseException:
+        if local:  # a job that failed after writing its working table
+            engine.execute(*sql.render("common/drop_temp_table", d, tbl=work.expr))
+        raise
     finally:
         engine.execute(*sql.render("common/drop_view", d, tbl=view.expr))
     report.table = str(source)
+    given: dict[str, int] = {}
+    if local:
+        with report.timed("local recoding"):
+            given = relabel.run(engine, report, source, work, ordered, chosen.levels, class_column, k, out,
+                                bool(options.get("replace")), say)
+        report.out = str(target)
+        report.warnings = [w.replace(str(work), str(target)).replace(work.name, str(target))  # said of the output
+                           for w in report.warnings if relabel.HIDDEN not in w]
+        report.suppressed_by_column = {c: n - given[c] for c, n in report.suppressed_by_column.items()}
+        report.suppressed_cells -= sum(given.values())
+        report.suppressed_ratio = report.suppressed_cells / report.qi_cells if report.qi_cells else 0.0
     for h, level in zip(ordered, chosen.levels):  # NULL on every row of the view: not the source's own NULLs
         if level == h.top:
             report.original_nulls_by_column.pop(h.column, None)
@@ -243,9 +272,25 @@ def run(engine: Engine, source: Table, rows: int, qi: Sequence[str], class_colum
         "lattice_nodes": chosen.nodes, "nodes_evaluated": chosen.evaluated, "nodes_pruned": chosen.pruned,
         "scans": chosen.scans, "nodes_per_second": chosen.evaluated / seconds if seconds else 0.0,
         "bounds": {c: list(pair) for c, pair in bounded.items()},
+        **({"local_recoding": {"cells_given_back": sum(given.values()), "by_column": given}} if local else {}),
     }
     report.seconds = {"search": seconds, **report.seconds}
     return report
+
+
+def _as_text(h: Hierarchy, level: int) -> exp.Expr:
+    """QI h's label at `level`, text (level 0, the value, cast: --local-recoding publishes labels beside it)."""
+    return relabel.text(level_expr(h, 0)) if level == 0 else level_expr(h, level)
+
+
+def _local_refusals(bounds: bool, emit_sql: str | None, execute: bool, options: dict[str, Any]) -> None:
+    """--local-recoding's combinations not built yet, each refused in one line before any work."""
+    for given, what in [(bounds, "--hierarchy-bounds"), (emit_sql or not execute or options.get("script"),
+                                                         "a script (--emit-sql, a release)"),
+                        (options.get("models"), "--l-diversity, --entropy-l, --recursive-cl or --t-closeness"),
+                        (options.get("changes"), "--changes"), (options.get("restore"), "--restore (it includes it)")]:
+        if given:
+            raise AnonsqlError(f"--local-recoding does not take {what} yet")
 
 
 def labels(engine: Engine, report: Report, source: Table, written: Table, hierarchies: Sequence[Hierarchy],
