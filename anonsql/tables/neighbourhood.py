@@ -57,13 +57,10 @@ def worth(unknowns: int) -> bool:
 
 
 def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarray, free: np.ndarray,
-                  hops: int = HOPS, line: int = LINE, most: int = MOST, seen: np.ndarray | None = None,
-                  width: np.ndarray | None = None) -> np.ndarray:
+                  hops: int = HOPS, line: int = LINE, most: int = MOST) -> np.ndarray:
     """The unknowns near `seeds` (columns of the attacker's rows `a_rows`, the same in `a_cols`):
     the seeds, every unknown of `free` (no true value to fix it at), then HOPS rounds of the unknowns
     sharing a total of at most `line` unknowns with those found, while at most `most` are found.
-    Columns `seen` (published: the attacker reads them) never join; `width` is each row's count of
-    the others (all its columns without it).
 
     >>> a = sp.csr_matrix(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 1, 1, 1]]))
     >>> neighbourhood(a, a.tocsc(), np.array([0]), np.zeros(4, bool), hops=1, line=2).tolist()
@@ -73,7 +70,7 @@ def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarra
     """
     inside = free.copy()
     inside[seeds] = True
-    small = (np.diff(a_rows.indptr) if width is None else width) <= line
+    small = np.diff(a_rows.indptr) <= line
     frontier = np.asarray(seeds, np.int64)
     for _ in range(hops):
         rows = np.unique(np.concatenate([a_cols.indices[a_cols.indptr[c]:a_cols.indptr[c + 1]] for c in frontier]
@@ -81,8 +78,7 @@ def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarra
         rows = rows[small[rows]]
         cols, ties = np.unique(np.concatenate([a_rows.indices[a_rows.indptr[r]:a_rows.indptr[r + 1]] for r in rows]
                                               or [np.zeros(0, np.int64)]), return_counts=True)
-        fresh = ~inside[cols] if seen is None else ~inside[cols] & ~seen[cols]
-        new, ties = cols[fresh], ties[fresh]
+        new, ties = cols[~inside[cols]], ties[~inside[cols]]
         room = most - int(inside.sum())
         if not len(new) or room <= 0:
             break
@@ -95,37 +91,21 @@ def neighbourhood(a_rows: sp.csr_matrix, a_cols: sp.csc_matrix, seeds: np.ndarra
 class Near:
     """The attacker's programs near single cells of one table (see module docstring): rows `a`
     (= rhs, or >= rhs where `at_least`), unknowns >= `lowest`, each fixed outside a neighbourhood
-    at `true` (NaN: no true value known, always inside). Columns `seen` are published (fixed at
-    `true` for good, never near a cell): the repair loop's program (tables/suppress.py) keeps
-    every finest cell as a column and reveals it to the attacker's unknowns as it hides cells
-    (`hide`)."""
+    at `true` (NaN: no true value known, always inside)."""
 
     def __init__(self, a: sp.csr_matrix, rhs: np.ndarray, at_least: np.ndarray, lowest: np.ndarray,
-                 true: np.ndarray, integer: bool, seen: np.ndarray | None = None):
+                 true: np.ndarray, integer: bool):
         self.hs = load_highs()
         self.rows, self.cols = a.tocsr(), a.tocsc()
         self.rhs, self.at_least, self.lowest, self.integer = rhs, at_least, lowest, integer
         self.free = np.isnan(true)
         self.true = np.where(self.free, 0.0, true)
         self.fixed_sum = self.rows @ self.true  # each row's true total over the unknowns with a true value
-        self.seen = seen
-        self.width = None if seen is None else self.rows @ (~seen).astype(np.int64)  # each row's unknowns
 
-    def hide(self, row: int | None, col: int | None, lower: float) -> None:
-        """The attacker no longer reads a cell: its `row` (a total) becomes >= `lower`, its `col`
-        (a finest cell) an unknown."""
-        if row is not None:
-            self.rhs[row], self.at_least[row] = lower, True
-        if col is not None and self.seen is not None and self.seen[col]:
-            self.seen[col] = False
-            assert self.width is not None
-            self.width[self.cols.indices[self.cols.indptr[col]:self.cols.indptr[col + 1]]] += 1
-
-    def check(self, local: np.ndarray, enough: Callable[[float, float], bool],
-              wider: bool = True) -> tuple[float, float] | None:
+    def check(self, local: np.ndarray, enough: Callable[[float, float], bool]) -> tuple[float, float] | None:
         """An interval inside the attacker's for the sum of unknowns `local` that is `enough`, from
-        a neighbourhood, then (`wider`) a wider one; None when none gives one (the whole table decides)."""
-        for hops, most in ((HOPS, MOST), (HOPS + 1, WIDER * MOST))[:2 if wider else 1]:
+        a neighbourhood, then a wider one; None when neither gives one (the whole table decides)."""
+        for hops, most in ((HOPS, MOST), (HOPS + 1, WIDER * MOST)):
             inner = self.bounds(local, hops, most, enough)
             if inner is not None and enough(*inner):
                 return inner
@@ -139,7 +119,7 @@ class Near:
         enough is returned as it is: the whole numbers' lies inside it, so it is not enough either."""
         if int(self.free.sum()) > most:
             return None
-        near = neighbourhood(self.rows, self.cols, local, self.free, hops, LINE, most, self.seen, self.width)
+        near = neighbourhood(self.rows, self.cols, local, self.free, hops, LINE, most)
         sub = self.cols[:, near]
         touched = np.flatnonzero(np.diff(sub.tocsr().indptr))
         sub = sub[touched].tocsc()

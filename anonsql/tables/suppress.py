@@ -19,13 +19,6 @@
    minutes at 10^5 cells), its hypercube is suppressed instead (counted: integer_unproven). The
    job's independent attack (verify.attack) still checks every primary over the reals and the
    whole numbers.
-   On a table of more than neighbourhood.SMALL unknowns each audit (the primary-only one too)
-   first solves the attacker's program near the primary, every other cell fixed at its true
-   value from the grid (neighbourhood.Near, over all finest cells, the published ones fixed for
-   good): its interval lies inside the attacker's (proof in tables/neighbourhood.py), so when it
-   meets the protection (over whole numbers for counts) the primary is safe with no whole-table
-   LP, and its bounds are that inner interval. A neighbourhood that fails decides nothing: the
-   whole-table LP (then the MILP) audits as above, and only its certificates pick secondaries.
 3. Clean-up (anonsql.tables.redundant, on small tables): a secondary that every primary can do
    without is published again, the most expensive first; the bounds are then audited afresh.
 4. Unions (with `unions`, anonsql.tables.unions): the cells it names join the pattern until no
@@ -57,7 +50,6 @@ from .attack import Attacker, Bounds
 from .cells import Grid
 from .hypercube import hidden_box, hypercube
 from .linear import certificates
-from .neighbourhood import Near, worth
 from .protection import Protection
 from .redundant import release
 from .sparse import sp
@@ -89,8 +81,6 @@ class Outcome:
     certified: int = 0  # primaries protected by a hypercube of hidden cells, found without an LP
     integer_unproven: int = 0  # audits where a hypercube stood in for the MILP (cube margins; see audit)
     integer_exposed: int = 0  # audits where the LP protected a primary and only the whole numbers exposed it
-    near: int = 0  # audits that proved a primary safe near itself (neighbourhood.Near), no whole-table LP
-    whole_table: int = 0  # audits by the whole table's LP (no neighbourhood, or it failed)
     linear_skipped: bool = False  # the system was too large for the exact stage (the LP stage alone protects)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -158,28 +148,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
 
     started = time.perf_counter()
     attacker = Attacker(members, finest_cell, grid.value, status == "u", protection.floor)
-    near, near_row = _near(grid, members, finest_cell, hidden, protection)
-    seen = np.zeros(0, bool) if near is None else near.seen
-    assert seen is not None
-
-    def bounds(p: int, nearby: bool = True) -> Bounds:
-        """The attacker's bounds of `p`: an inner interval near `p` (`nearby`) when that one meets the
-        protection (proven safe, no certificates needed), else the whole table's LP."""
-        if near is not None and nearby:
-            mine = members.indices[members.indptr[p]:members.indptr[p + 1]]
-            v, level = float(grid.value[p]), float(upper_level[p])
-            base = float(near.true[mine[seen[mine]]].sum())
-            local = mine[~seen[mine]]
-            inner = near.check(local, lambda lo, hi: not any(protection.fails(v, base + lo, base + hi, level)),
-                               wider=False)  # most audits here fail: a failing check costs the whole LP too
-            if inner is not None:
-                out.near += 1
-                empty = np.zeros(0, np.int64)
-                return Bounds(base + inner[0], base + inner[1], empty, empty)
-        out.whole_table += 1
-        return attacker.bounds(p)
-
-    audited = {p: bounds(p, nearby=False) for p in primaries}  # with only the primaries hidden, few pass
+    audited = {p: attacker.bounds(p) for p in primaries}
     out.pinned_primary_only = sum(b.upper - b.lower <= 1e-7 * max(1.0, abs(grid.value[p])) for p, b in audited.items())
     out.exposed_primary_only = sum(any(fails(p, b)) for p, b in audited.items())
     out.seconds["primary-only audit"] = time.perf_counter() - started
@@ -189,10 +158,6 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         status[cell], hidden[cell] = "x", True
         why[cell] = f"secondary ({stage}): protects {label(protects)}"
         attacker.suppress(cell)
-        if near is not None:
-            row = int(near_row[cell])
-            near.hide(row if row >= 0 else None, int(members.indices[members.indptr[cell]]) if inner[cell] else None,
-                      protection.floor)
 
     def cheapest(target: int, rows: np.ndarray) -> int:
         cells, near = _pins(members, finest_cell, status, barred, target, rows)
@@ -223,7 +188,7 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         (a MILP at each end where the LP's optimum is fractional); counted when only the integers expose it.
         With cube margins a hypercube is suppressed instead of a MILP (a MILP over a table of 10^5 cells
         takes seconds to minutes, the hypercube certifies the whole numbers too): None then."""
-        b = bounds(p)
+        b = attacker.bounds(p)
         if not protection.integer or any(fails(p, b)):
             return b
         # a fractional end needs the MILP unless the cell passes even with it moved in as far as it can go
@@ -298,27 +263,6 @@ def protect(grid: Grid, reasons: Sequence[tuple[str, str] | str | None], protect
         b = attacker.bounds(c)
         out.lower[c], out.upper[c] = protection.whole(b.lower, b.upper)  # alike for every hidden cell
     return out
-
-
-def _near(grid: Grid, members: sp.csr_matrix, finest_cell: np.ndarray, hidden: np.ndarray,
-          protection: Protection) -> tuple[Near | None, np.ndarray]:
-    """The attacker's programs near single cells (neighbourhood.Near) over every finest cell, each
-    published one fixed at its value, each total a row (>= the floor once hidden), with the grid's
-    true values; and each cell's row (-1: a finest cell). None on a table of few finest cells
-    (neighbourhood.worth), or whose finest cells are not all cells (no true value to fix them at)."""
-    row_of = np.full(len(grid.codes), -1, np.int64)
-    is_cell = finest_cell >= 0
-    seen = is_cell & ~hidden[np.maximum(finest_cell, 0)]
-    if not is_cell.all() or not worth(len(finest_cell)):  # the repair may hide up to every finest cell
-        return None, row_of
-    rows = np.flatnonzero(grid.summed > 0)
-    row_of[rows] = np.arange(len(rows))
-    rhs = grid.value[rows].astype(float)
-    at_least = hidden[rows].copy()
-    rhs[at_least] = protection.floor
-    lowest = np.full(len(finest_cell), float(protection.floor))
-    true = grid.value[finest_cell].astype(float)
-    return Near(members[rows], rhs, at_least, lowest, true, protection.integer, seen), row_of
 
 
 def _hidden(status: np.ndarray) -> np.ndarray:
