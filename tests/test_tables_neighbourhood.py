@@ -5,6 +5,8 @@ program decides. The whole table's intervals here come from scipy's MILP, not an
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
@@ -117,3 +119,24 @@ def test_the_job_checks_near_first_and_falls_back_to_the_whole_table(db, engine,
     again = anonsql.safe_table(db, "firms", "region,sector", min_count=3, out="pub", replace=True)
     assert again.ok and _near_count(again) == 0
     assert again.smallest_width == r.smallest_width
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_check_that_falls_short_over_the_reals_skips_the_whole_numbers(seed):
+    """Near.bounds with `enough` returns an LP interval that falls short as it is (no MILP): it holds
+    the whole numbers' interval, so the verdict is the one the MILP would give."""
+    grid, _ = random_table((5, 4, 4), seed)
+    protection = Protection(small=3, integer=True, floor=1.0)
+    inner = np.flatnonzero(grid.summed == 0)
+    hidden = np.zeros(len(grid.codes), bool)
+    hidden[np.random.default_rng(seed).choice(inner, size=len(inner) // 3, replace=False)] = True
+    a, rhs, at_least, cols, true = attacker_program(grid, hidden)
+    near = Near(a, rhs, at_least, np.ones(len(cols)), true, integer=True)
+    short = 0
+    for k in range(min(len(cols), 15)):
+        whole = near.bounds(np.array([k]), nb.HOPS, nb.MOST)
+        asked = near.bounds(np.array([k]), nb.HOPS, nb.MOST, partial(protection.holds, true[k]))
+        assert asked[0] <= whole[0] + 1e-9 and whole[1] <= asked[1] + 1e-9
+        assert protection.holds(true[k], *asked) == protection.holds(true[k], *whole)
+        short += not protection.holds(true[k], *asked)
+    assert short  # a third hidden at random: some cells fall short, the path is taken

@@ -106,15 +106,17 @@ class Near:
         """An interval inside the attacker's for the sum of unknowns `local` that is `enough`, from
         a neighbourhood, then a wider one; None when neither gives one (the whole table decides)."""
         for hops, most in ((HOPS, MOST), (HOPS + 1, WIDER * MOST)):
-            inner = self.bounds(local, hops, most)
+            inner = self.bounds(local, hops, most, enough)
             if inner is not None and enough(*inner):
                 return inner
         return None
 
-    def bounds(self, local: np.ndarray, hops: int, most: int) -> tuple[float, float] | None:
+    def bounds(self, local: np.ndarray, hops: int, most: int,
+               enough: Callable[[float, float], bool] | None = None) -> tuple[float, float] | None:
         """min and max of the sum of unknowns `local` with the unknowns outside their neighbourhood
         fixed at the truth: an interval inside the attacker's (None when the solver does not finish,
-        or more unknowns than `most` have no true value)."""
+        or more unknowns than `most` have no true value). With `enough`, an LP interval that is not
+        enough is returned as it is: the whole numbers' lies inside it, so it is not enough either."""
         if int(self.free.sum()) > most:
             return None
         near = neighbourhood(self.rows, self.cols, local, self.free, hops, LINE, most)
@@ -135,15 +137,24 @@ class Near:
         lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = sub.indptr, sub.indices, sub.data
         h = new_model(self.hs)
         h.passModel(lp)
-        ends = []
-        for sense in (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize):
+        senses = (self.hs.ObjSense.kMinimize, self.hs.ObjSense.kMaximize)
+        ends: list[float | None] = []
+        whole = []  # the ends whose LP optimum is not a whole point (else it is the whole numbers' already)
+        for sense in senses:
             h.changeObjectiveSense(sense)
             end = _optimum(h, self.hs)
-            if self.integer and end is not None and np.isfinite(end) and fractional(h.getSolution().col_value):
-                whole_numbers(h, self.hs, True)  # an LP optimum at a whole point is the whole numbers' already
-                end = _optimum(h, self.hs)
-                whole_numbers(h, self.hs, False)
             ends.append(end)
+            finite = end is not None and np.isfinite(end)
+            whole.append(self.integer and finite and fractional(h.getSolution().col_value))
+        if any(e is None for e in ends):
+            return None
+        if enough is not None and not enough(*ends):  # type: ignore[arg-type]
+            return float(ends[0]), float(ends[1])  # type: ignore[arg-type]
+        for k in np.flatnonzero(whole):
+            h.changeObjectiveSense(senses[k])
+            whole_numbers(h, self.hs, True)
+            ends[k] = _optimum(h, self.hs)
+            whole_numbers(h, self.hs, False)
         if any(e is None for e in ends):
             return None
         return float(ends[0]), float(ends[1])  # type: ignore[arg-type]
