@@ -44,9 +44,11 @@ def test_report_renders_in_chromium(page, tmp_path, chromium):
     binary = chromium
     dom = _browser(binary, tmp_path, "--dump-dom", page.as_uri()).stdout
     for section in ("Gates", "What was published", "Risk before and after", "Equivalence class sizes",
-                    "Suppressed cells per column", "Classifier error before and after", "Definitions"):
+                    "Suppressed cells per column", "Classifier error before and after", "Attacks on what is published",
+                    "Definitions"):
         assert f"<h2>{section}</h2>" in dom
-    assert dom.count("<table") >= 7 and dom.count('src="data:image/png;base64,') == 3
+    # the three figures of the proof and the attacks' risk by class size (release/html.py)
+    assert dom.count("<table") >= 7 and dom.count('src="data:image/png;base64,') == 4
     assert "adult_k10" in dom and "pass" in dom and "FAIL" not in dom
 
     shot = tmp_path / "report.png"
